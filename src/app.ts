@@ -1,0 +1,105 @@
+import crypto from 'node:crypto';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.js';
+import { LinkService } from './domain/link-service.js';
+import { RedirectResolver } from './domain/redirects.js';
+import type { RandomBytes } from './domain/slugs.js';
+import type { Clock } from './domain/time.js';
+import { toLinkResponse } from './http/link-response.js';
+import { installAuth } from './http/plugins/auth.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http/plugins/errors.js';
+import { installOpenApi } from './http/plugins/openapi.js';
+import { linkRoutes } from './http/routes/links.js';
+import { redirectRoutes } from './http/routes/redirect.js';
+import { trialRoutes } from './http/routes/trial.js';
+import type { Services } from './http/services.js';
+import { KyselyAccountStore } from './store/account-store.js';
+import { ping, type Database } from './store/database.js';
+import { KyselyLinkStore } from './store/link-store.js';
+import { deploymentSecret } from './store/settings-store.js';
+import { purgeIdempotencyBefore } from './store/maintenance.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+  /** External edges, replaceable in tests. */
+  now?: Clock;
+  randomBytes?: RandomBytes;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Bodies are validated strictly (no type coercion); query strings and paths are text, so they coerce. */
+function validators() {
+  const options = { strict: false, useDefaults: true, removeAdditional: false, allErrors: false } as const;
+  const body = addFormats(new Ajv({ ...options, coerceTypes: false }));
+  const text = addFormats(new Ajv({ ...options, coerceTypes: true }));
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
+}
+
+/** Builds the whole application on an open database. Never listens: src/server.ts does that. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, database } = options;
+  const now = options.now ?? Date.now;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // Behind an edge proxy, trust exactly one hop: the client is the address our edge appended last
+    // to X-Forwarded-For; anything further left was written by the client and could be forged.
+    trustProxy: config.trustProxy ? (_address: string, hop: number) => hop < 1 : false,
+    bodyLimit: 1024 * 1024,
+    // Slow or stalled clients cannot hold sockets open forever (slowloris).
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 5_000,
+    // Request logging would log on the redirect hot path; errors are logged where they are handled.
+    disableRequestLogging: true,
+    frameworkErrors,
+    clientErrorHandler,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validators());
+  installErrorHandling(app);
+
+  const linkStore = new KyselyLinkStore(database.db);
+  const accounts = new KyselyAccountStore(database.db);
+  const redirects = new RedirectResolver(linkStore, now, { ttlMs: config.redirectCacheTtlMs, maxEntries: config.redirectCacheMaxEntries });
+  const links = new LinkService({
+    links: linkStore,
+    limits: config.limits,
+    publicUrl: config.publicUrl,
+    networkSecret: await deploymentSecret(database.db, 'network_secret'),
+    now,
+    randomBytes: options.randomBytes ?? crypto.randomBytes,
+    onLinkChanged: (slug) => redirects.invalidate(slug),
+  });
+  const services: Services = { links, redirects, render: (link) => toLinkResponse(link, config.publicUrl) };
+
+  await installOpenApi(app);
+  redirectRoutes(app, redirects);
+  app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await ping(database);
+      return { status: 'ok' };
+    } catch {
+      return sendError(reply, 'links_unavailable', 5);
+    }
+  });
+  await app.register(
+    async (api) => {
+      installAuth(api, { keys: accounts, links: linkStore });
+      await api.register(linkRoutes, { services });
+      await api.register(trialRoutes, { services });
+      api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+    },
+    { prefix: '/api/v1' },
+  );
+
+  // Idempotency records are only replayable on their UTC day: keep two days, then let them go.
+  const purge = setInterval(() => void purgeIdempotencyBefore(database.db, now() - 2 * 86_400_000).catch(() => {}), 3_600_000);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
+  return app;
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { openDatabase, type Database } from '../store/database.js';
+import { commands, CliError } from './commands.js';
+
+/**
+ * The operator's command line (CONTRACT.md): one JSON object on stdout on success; on failure a one-line
+ * reason on stderr and a non-zero exit. Uses the same DATABASE_URL as the server and works beside it.
+ */
+async function main(argv: string[]): Promise<number> {
+  const [group, action, ...rest] = argv;
+  const name = `${group ?? ''} ${action ?? ''}`.trim();
+  const command = commands[name];
+  if (!command) throw new CliError(`unknown command "${name}"; commands: ${Object.keys(commands).join(', ')}`);
+  let values: Record<string, string | undefined>;
+  try {
+    values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values as Record<string, string | undefined>;
+  } catch (error) {
+    throw new CliError((error as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  const config = loadConfig();
+  let database: Database | undefined;
+  try {
+    database = await openDatabase(config.databaseUrl);
+    const result = await command.run(values, { database, config, now: Date.now() });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } finally {
+    await database?.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const known = error instanceof CliError || error instanceof ConfigError;
+    const message = known ? (error as Error).message : `failed: ${(error as Error)?.message ?? String(error)}`;
+    process.stderr.write(`${message.replace(/\s*\n\s*/g, '; ')}\n`);
+    process.exit(1);
+  },
+);

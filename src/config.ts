@@ -1,0 +1,98 @@
+/**
+ * The one place that reads the environment: parsed once at boot, every bad variable named in one error,
+ * the result frozen and passed around. Defaults are the values of API.md part 8 and CONTRACT.md.
+ */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly publicUrl: string;
+  readonly trustProxy: boolean;
+  readonly edgeLocation: string;
+  readonly redisUrl: string | undefined;
+  readonly logLevel: string;
+  readonly limits: Limits;
+  /** How long a redirect lookup may be served from this instance's memory (see docs/decisions.md). */
+  readonly redirectCacheTtlMs: number;
+  readonly redirectCacheMaxEntries: number;
+}
+
+export interface Limits {
+  readonly rateLimitPerIp: number;
+  readonly rateLimitPerAccount: number;
+  readonly freeLinksPerMonth: number;
+  readonly freeVisitsPerMonth: number;
+  readonly trackingDailyLimit: number;
+  readonly trialDailyLimit: number;
+}
+
+/** Fixed by API.md itself (schema constants and bounds), so deliberately not configurable. */
+export const API_CONSTANTS = Object.freeze({
+  trialLinksPerNetwork: 3,
+  trialLifetimeDays: 7,
+  extraLinkCredits: 10,
+  packCredits: 50,
+  packVisits: 10_000,
+  listPageSize: 50,
+  maxListOffset: 100_000,
+});
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const port = int('PORT', 3000, 0, 65535);
+  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/shortlinks.db';
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
+    problems.push(`DATABASE_URL must be sqlite:<path> or postgres://… (got "${databaseUrl}")`);
+  }
+  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  if (!isHttpOrigin(publicUrl)) problems.push(`PUBLIC_URL must be an http(s) origin (got "${publicUrl}")`);
+  const trustProxy = env.TRUST_PROXY ?? '';
+  if (!['', '0', '1'].includes(trustProxy)) problems.push(`TRUST_PROXY must be 1 or 0 (got "${trustProxy}")`);
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push(`REDIS_URL must be redis://… (got "${redisUrl}")`);
+  const config: Config = {
+    port,
+    host: env.HOST || '0.0.0.0',
+    databaseUrl,
+    publicUrl,
+    trustProxy: trustProxy === '1',
+    edgeLocation: env.EDGE_LOCATION || 'local',
+    redisUrl,
+    logLevel: env.LOG_LEVEL || 'info',
+    limits: Object.freeze({
+      rateLimitPerIp: int('RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
+      rateLimitPerAccount: int('RATE_LIMIT_PER_ACCOUNT', 30, 1, 1_000_000),
+      freeLinksPerMonth: int('FREE_LINKS_PER_MONTH', 25, 0, 1_000_000_000),
+      freeVisitsPerMonth: int('FREE_VISITS_PER_MONTH', 5000, 0, 1_000_000_000),
+      trackingDailyLimit: int('TRACKING_DAILY_LIMIT', 5000, 0, 1_000_000_000),
+      trialDailyLimit: int('TRIAL_DAILY_LIMIT', 100, 0, 1_000_000_000),
+    }),
+    redirectCacheTtlMs: int('REDIRECT_CACHE_TTL_MS', 5000, 0, 3_600_000),
+    redirectCacheMaxEntries: int('REDIRECT_CACHE_MAX_ENTRIES', 100_000, 1, 100_000_000),
+  };
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  return Object.freeze(config);
+}
+
+function isHttpOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.pathname === '/' && !url.search;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,11 @@
+/** UTC calendar helpers: allowances reset per UTC month, trial and tracking limits per UTC day. */
+const DAY_MS = 86_400_000;
+
+export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+export const utcMonth = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
+export const nextUtcMidnight = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS;
+export const secondsUntil = (fromMs: number, toMs: number): number => Math.max(1, Math.ceil((toMs - fromMs) / 1000));
+export const days = (n: number): number => n * DAY_MS;
+
+/** The clock is an external edge: production uses Date.now, tests pass their own. */
+export type Clock = () => number;

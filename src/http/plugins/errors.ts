@@ -1,0 +1,50 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.js';
+import { isUnavailable } from '../../store/sql-errors.js';
+
+/** Seconds a client should wait after a 503 caused by storage trouble. */
+const UNAVAILABLE_RETRY_SECONDS = 5;
+
+export function sendError(reply: FastifyReply, code: ErrorCode, retryAfterSeconds?: number): FastifyReply {
+  if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
+  return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send({ error: code });
+}
+
+/**
+ * Every failure leaves as {"error": value} with a status of the catalog. Client mistakes that Fastify
+ * itself detects (bad JSON, wrong content type, oversized body, schema violations) are 400
+ * invalid_request; storage trouble and anything unexpected is 503 links_unavailable, never a 500.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError) return sendError(reply, error.code, error.retryAfterSeconds);
+    const status = error.statusCode ?? 500;
+    if (error.validation || (status >= 400 && status < 500)) {
+      return status === 404 ? sendError(reply, 'not_found') : sendError(reply, 'invalid_request');
+    }
+    if (isUnavailable(error)) {
+      request.log.warn({ code: (error as { code?: string }).code }, 'storage unavailable');
+    } else {
+      request.log.error({ err: error }, 'unexpected error');
+    }
+    return sendError(reply, 'links_unavailable', UNAVAILABLE_RETRY_SECONDS);
+  });
+  app.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found'));
+}
+
+/** Malformed URLs are rejected by the router before any handler runs. */
+export function frameworkErrors(_error: FastifyError, _request: unknown, reply: FastifyReply): void {
+  void sendError(reply, 'invalid_request');
+}
+
+/** HTTP that cannot even be parsed (bad request line, oversized headers) gets the same body on the socket. */
+export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = '{"error":"invalid_request"}';
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,96 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Table types, snake_case as in SQL. Timestamps are Unix milliseconds in integer columns on both
+ * databases; booleans are 0/1 integers on both so that one mapper serves both.
+ */
+export interface AccountTable {
+  id: string;
+  email: string;
+  purchased_balance: number;
+  created_at: number;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  account_id: string;
+  name: string | null;
+  key_hash: string;
+  scopes: string;
+  budget: number | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface LinkTable {
+  id: string;
+  account_id: string | null;
+  slug: string;
+  target: string;
+  title: string;
+  tags: string;
+  status: string;
+  version: number;
+  trial: number;
+  expires_at: number | null;
+  trial_token_hash: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Links created per account and UTC month ('2026-11'): the shared free allowance counter. */
+export interface AccountMonthTable {
+  account_id: string;
+  month: string;
+  links_created: number;
+}
+
+/** Trial links per network and UTC day; the network is a salted hash, never the address. */
+export interface TrialDayTable {
+  network: string;
+  day: string;
+  links_created: number;
+}
+
+export interface IdempotencyTable {
+  id: string;
+  fingerprint: string;
+  network: string;
+  day: string;
+  response: string;
+  sealed_secret: string | null;
+  created_at: number;
+}
+
+export interface CreditLedgerTable {
+  id: string;
+  account_id: string;
+  kind: string;
+  amount: number;
+  balance_after: number;
+  reference: string | null;
+  created_at: number;
+}
+
+export interface SettingTable {
+  name: string;
+  value: string;
+}
+
+export interface DB {
+  accounts: AccountTable;
+  api_keys: ApiKeyTable;
+  links: LinkTable;
+  account_months: AccountMonthTable;
+  trial_days: TrialDayTable;
+  idempotency_keys: IdempotencyTable;
+  credit_ledger: CreditLedgerTable;
+  settings: SettingTable;
+}
+
+export type Account = Selectable<AccountTable>;
+export type ApiKey = Selectable<ApiKeyTable>;
+export type NewApiKey = Insertable<ApiKeyTable>;
+export type LinkRow = Selectable<LinkTable>;
+export type NewLink = Insertable<LinkTable>;
+export type LinkUpdate = Updateable<LinkTable>;
