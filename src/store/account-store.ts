@@ -14,7 +14,7 @@ export class KyselyAccountStore implements KeyStore {
   async createAccount(email: string, now: number) {
     const id = crypto.randomUUID();
     try {
-      await this.db.insertInto('accounts').values({ id, email, purchased_balance: 0, created_at: now }).execute();
+      await this.db.insertInto('accounts').values({ id, email, purchased_balance: 0, reserved_credits: 0, created_at: now }).execute();
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateEmailError(`an account with email ${email} exists`);
       throw error;

@@ -8,6 +8,8 @@ export interface AccountTable {
   id: string;
   email: string;
   purchased_balance: number;
+  /** Sum of active reservations; available = purchased_balance - reserved_credits. */
+  reserved_credits: number;
   created_at: number;
 }
 
@@ -72,6 +74,37 @@ export interface CreditLedgerTable {
   created_at: number;
 }
 
+export interface CreditReservationTable {
+  id: string;
+  account_id: string;
+  key_id: string;
+  month: string;
+  amount: number;
+  purpose: string;
+  /** active → committed (spent with its link or pack) or released (failure, crash, expiry). */
+  status: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Credits a key spent (or holds reserved) in a UTC month, against its budget. */
+export interface KeyMonthTable {
+  key_id: string;
+  month: string;
+  spent: number;
+}
+
+export interface CapacityPackTable {
+  id: string;
+  account_id: string;
+  status: string;
+  credits: number;
+  visits: number;
+  visits_used: number;
+  created_at: number;
+  refunded_at: number | null;
+}
+
 export interface SettingTable {
   name: string;
   value: string;
@@ -85,6 +118,9 @@ export interface DB {
   trial_days: TrialDayTable;
   idempotency_keys: IdempotencyTable;
   credit_ledger: CreditLedgerTable;
+  credit_reservations: CreditReservationTable;
+  key_months: KeyMonthTable;
+  capacity_packs: CapacityPackTable;
   settings: SettingTable;
 }
 
