@@ -3,6 +3,8 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
+import { BillingService } from './domain/billing-service.js';
+import { IdempotencyGuard } from './domain/idempotency.js';
 import { LinkService } from './domain/link-service.js';
 import { RedirectResolver } from './domain/redirects.js';
 import type { RandomBytes } from './domain/slugs.js';
@@ -11,17 +13,24 @@ import { toLinkResponse } from './http/link-response.js';
 import { installAuth } from './http/plugins/auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http/plugins/errors.js';
 import { installOpenApi } from './http/plugins/openapi.js';
+import { billingRoutes } from './http/routes/billing.js';
 import { linkRoutes } from './http/routes/links.js';
 import { redirectRoutes } from './http/routes/redirect.js';
 import { trialRoutes } from './http/routes/trial.js';
 import type { Services } from './http/services.js';
 import { KyselyAccountStore } from './store/account-store.js';
 import { ping, type Database } from './store/database.js';
+import { KyselyCreditStore } from './store/credit-store.js';
 import { KyselyLinkStore } from './store/link-store.js';
+import { KyselyPackStore } from './store/pack-store.js';
+import { KyselyUsageStore } from './store/usage-store.js';
 import { deploymentSecret } from './store/settings-store.js';
 import { purgeIdempotencyBefore } from './store/maintenance.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+// Replaced by the analytics recorder's store when visit recording lands (issue 4).
+const INTERIM_RECORDING = { accountRecording: async () => ({ recordedThisMonth: 0, freeLeft: 0, packsLeft: 0 }) };
 
 export interface AppOptions {
   config: Config;
@@ -65,17 +74,32 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const linkStore = new KyselyLinkStore(database.db);
   const accounts = new KyselyAccountStore(database.db);
+  const credits = new KyselyCreditStore(database.db);
+  const idempotency = new IdempotencyGuard();
+  const networkSecret = await deploymentSecret(database.db, 'network_secret');
   const redirects = new RedirectResolver(linkStore, now, { ttlMs: config.redirectCacheTtlMs, maxEntries: config.redirectCacheMaxEntries });
   const links = new LinkService({
     links: linkStore,
+    credits,
+    idempotency,
     limits: config.limits,
     publicUrl: config.publicUrl,
-    networkSecret: await deploymentSecret(database.db, 'network_secret'),
+    networkSecret,
     now,
     randomBytes: options.randomBytes ?? crypto.randomBytes,
     onLinkChanged: (slug) => redirects.invalidate(slug),
   });
-  const services: Services = { links, redirects, render: (link) => toLinkResponse(link, config.publicUrl) };
+  const billing = new BillingService({
+    credits,
+    packs: new KyselyPackStore(database.db),
+    usage: new KyselyUsageStore(database.db),
+    recording: INTERIM_RECORDING,
+    idempotency,
+    limits: config.limits,
+    networkSecret,
+    now,
+  });
+  const services: Services = { links, billing, redirects, render: (link) => toLinkResponse(link, config.publicUrl) };
 
   await installOpenApi(app);
   redirectRoutes(app, redirects);
@@ -92,14 +116,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       installAuth(api, { keys: accounts, links: linkStore });
       await api.register(linkRoutes, { services });
       await api.register(trialRoutes, { services });
+      await api.register(billingRoutes, { services });
       api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
     },
     { prefix: '/api/v1' },
   );
 
   // Idempotency records are only replayable on their UTC day: keep two days, then let them go.
-  const purge = setInterval(() => void purgeIdempotencyBefore(database.db, now() - 2 * 86_400_000).catch(() => {}), 3_600_000);
-  purge.unref();
-  app.addHook('onClose', async () => clearInterval(purge));
+  // Reservations a crashed request left behind are released once they expire (also at start).
+  await credits.releaseExpired(now());
+  const timers = [
+    setInterval(() => void purgeIdempotencyBefore(database.db, now() - 2 * 86_400_000).catch(() => {}), 3_600_000),
+    setInterval(() => void credits.releaseExpired(now()).catch(() => {}), 15_000),
+  ];
+  for (const timer of timers) timer.unref();
+  app.addHook('onClose', async () => timers.forEach(clearInterval));
   return app;
 }

@@ -3,6 +3,7 @@ import { isScope, type Scope } from '../domain/principal.js';
 import { hashSecret, newApiKey } from '../domain/secrets.js';
 import { DuplicateEmailError, KyselyAccountStore } from '../store/account-store.js';
 import type { Database } from '../store/database.js';
+import { KyselyPackStore, UnrefundablePackError } from '../store/pack-store.js';
 
 export class CliError extends Error {}
 
@@ -81,6 +82,26 @@ export const commands: Record<string, Command> = {
       const credits = nonNegativeInteger(required(values, 'credits'), 'credits', 1);
       const purchasedBalance = await store.grantCredits(accountId, credits, now);
       return { account: accountId, purchasedBalance };
+    },
+  },
+  'packs list': {
+    options: { account: { type: 'string' } },
+    async run(values, { database }) {
+      const accountId = await existingAccount(new KyselyAccountStore(database.db), required(values, 'account'));
+      const packs = await new KyselyPackStore(database.db).list(accountId);
+      return { account: accountId, packs };
+    },
+  },
+  'packs refund': {
+    options: { id: { type: 'string' } },
+    async run(values, { database, now }) {
+      try {
+        const { pack, purchasedBalance } = await new KyselyPackStore(database.db).refund(required(values, 'id'), now);
+        return { id: pack.id, status: pack.status, credits: pack.credits, account: pack.accountId, purchasedBalance };
+      } catch (error) {
+        if (error instanceof UnrefundablePackError) throw new CliError(error.message);
+        throw error;
+      }
     },
   },
 };

@@ -2,12 +2,14 @@ import crypto from 'node:crypto';
 import { API_CONSTANTS, type Limits } from '../config.js';
 import { AppError } from './errors.js';
 import { networkHash } from './network.js';
-import type { LinkChanges, LinkRecord, LinkStore, StoredResult } from './ports.js';
-import { requireKey, type Principal, type Scope } from './principal.js';
-import { fingerprint, hashSecret, newTrialToken, seal, unseal } from './secrets.js';
+import { replayable, type IdempotencyGuard } from './idempotency.js';
+import type { CreateLinkCommand, CreateLinkResult, CreditStore, LinkChanges, LinkRecord, LinkStore } from './ports.js';
+import { requireKey, type KeyPrincipal, type Principal, type Scope } from './principal.js';
+import { hashSecret, newTrialToken, seal, unseal } from './secrets.js';
+import { withReservation } from './spending.js';
 import { randomSlug, type RandomBytes } from './slugs.js';
 import { checkTarget } from './targets.js';
-import { days, nextUtcMidnight, utcDay, utcMonth, type Clock } from './time.js';
+import { days, nextUtcMidnight, secondsUntil, utcDay, utcMonth, type Clock } from './time.js';
 
 export interface CreateLinkInput {
   target: string;
@@ -19,6 +21,8 @@ export interface CreateLinkInput {
 
 export interface LinkServiceDeps {
   links: LinkStore;
+  credits: CreditStore;
+  idempotency: IdempotencyGuard;
   limits: Limits;
   publicUrl: string;
   networkSecret: string;
@@ -28,10 +32,9 @@ export interface LinkServiceDeps {
   onLinkChanged: (slug: string) => void;
 }
 
-export class LinkService {
-  /** Requests of this instance still running, by idempotency scope: a second one is a conflict. */
-  private readonly inFlight = new Set<string>();
+type Command = Omit<CreateLinkCommand, 'owner'>;
 
+export class LinkService {
   constructor(private readonly deps: LinkServiceDeps) {}
 
   async create<R extends object>(
@@ -41,68 +44,84 @@ export class LinkService {
     network: string,
     render: (record: LinkRecord) => R,
   ): Promise<R & { trialToken?: string }> {
-    const owner = principal.kind === 'key' ? requireKey(principal, 'links:write') : undefined;
     if (principal.kind === 'trial') throw new AppError('api_scope_required');
-    if (!owner && (input.alias !== undefined || input.tags !== undefined || (input.maxCredits ?? 0) !== 0)) {
+    const key = principal.kind === 'key' ? requireKey(principal, 'links:write') : undefined;
+    if (!key && (input.alias !== undefined || input.tags !== undefined || (input.maxCredits ?? 0) !== 0)) {
       throw new AppError('invalid_request');
     }
     checkTarget(input.target, this.deps.publicUrl);
     const now = this.deps.now();
-    const day = utcDay(now);
     const net = networkHash(this.deps.networkSecret, network);
-    const caller = owner ? `account:${owner.accountId}` : `trial:${net}`;
-    const claimId = fingerprint({ op: 'POST /links', caller, idempotencyKey });
-    const claim = { id: claimId, fingerprint: fingerprint({ key: owner?.keyId ?? null, input }), network: net, day, createdAt: now };
-    if (this.inFlight.has(claimId)) throw new AppError('request_conflict');
-    this.inFlight.add(claimId);
-    try {
-      const trialToken = owner ? null : newTrialToken();
-      const result = await this.deps.links.create({
+    const claim = this.deps.idempotency.claim({
+      op: 'POST /links',
+      caller: key ? `account:${key.accountId}` : `trial:${net}`,
+      idempotencyKey,
+      sender: key?.keyId ?? null,
+      payload: input,
+      network: net,
+      day: utcDay(now),
+      now,
+    });
+    return this.deps.idempotency.exclusive(claim, async () => {
+      const trialToken = key ? null : newTrialToken();
+      const command: Command = {
         claim,
-        owner: owner
-          ? { kind: 'account', accountId: owner.accountId, month: utcMonth(now), freeLinksPerMonth: this.deps.limits.freeLinksPerMonth }
-          : { kind: 'trial', network: net, day, perNetwork: API_CONSTANTS.trialLinksPerNetwork, perDay: this.deps.limits.trialDailyLimit },
         link: {
           id: crypto.randomUUID(),
-          accountId: owner?.accountId ?? null,
+          accountId: key?.accountId ?? null,
           target: input.target,
           title: input.title ?? '',
           tags: input.tags ?? '',
           status: 'active',
           version: 1,
-          trial: !owner,
-          expiresAt: owner ? null : now + days(API_CONSTANTS.trialLifetimeDays),
+          trial: !key,
+          expiresAt: key ? null : now + days(API_CONSTANTS.trialLifetimeDays),
           createdAt: now,
           updatedAt: now,
         },
         alias: input.alias,
         nextSlug: () => randomSlug(this.deps.randomBytes),
         trialTokenHash: trialToken && hashSecret(trialToken),
-        render: (record) => ({
-          response: JSON.stringify(render(record)),
-          sealedSecret: trialToken && seal(trialToken, idempotencyKey, net),
-        }),
-      });
-      if (result.kind === 'existing') return this.replay<R>(result.stored, claim, idempotencyKey);
-      return { ...render(result.record), ...(trialToken ? { trialToken } : {}) };
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'rate_limited') {
-        throw new AppError('rate_limited', Math.ceil((nextUtcMidnight(now) - now) / 1000));
+        render: (record) => ({ response: JSON.stringify(render(record)), sealedSecret: trialToken && seal(trialToken, idempotencyKey, net) }),
+      };
+      const result = key ? await this.createForAccount(key, input.maxCredits ?? 0, command) : await this.createTrial(command, net);
+      if (result.kind === 'existing') {
+        const stored = replayable(result.stored, claim);
+        const body = JSON.parse(stored.response) as R;
+        return stored.sealedSecret ? { ...body, trialToken: unseal(stored.sealedSecret, idempotencyKey, stored.network) } : body;
       }
-      if (error instanceof AppError && error.code === 'links_unavailable') throw new AppError('links_unavailable', 60);
-      throw error;
-    } finally {
-      this.inFlight.delete(claimId);
+      return { ...render(result.record), ...(trialToken ? { trialToken } : {}) };
+    });
+  }
+
+  /** Free while the month's allowance lasts; past it, 10 purchased credits if the caller allowed them. */
+  private async createForAccount(key: KeyPrincipal, maxCredits: number, command: Command): Promise<CreateLinkResult> {
+    const { accountId } = key;
+    const now = command.link.createdAt;
+    const month = utcMonth(now);
+    try {
+      return await this.deps.links.create({ ...command, owner: { kind: 'account', accountId, month, freeLinksPerMonth: this.deps.limits.freeLinksPerMonth } });
+    } catch (error) {
+      const price = API_CONSTANTS.extraLinkCredits;
+      if (!(error instanceof AppError && error.code === 'link_allowance_required') || maxCredits < price) throw error;
+      if (!key.scopes.has('credits:spend')) throw new AppError('api_scope_required');
+      const request = { accountId, keyId: key.keyId, budget: key.budget, month, amount: price, purpose: 'link' as const, now };
+      return withReservation(this.deps.credits, request, (reservationId) =>
+        this.deps.links.create({ ...command, owner: { kind: 'paid', accountId, reservationId } }),
+      );
     }
   }
 
-  /** A replay must come with the same payload, from the same network, on the same UTC day. */
-  private replay<R>(stored: StoredResult, claim: { fingerprint: string; network: string; day: string }, idempotencyKey: string) {
-    if (stored.fingerprint !== claim.fingerprint || stored.network !== claim.network || stored.day !== claim.day) {
-      throw new AppError('request_conflict');
+  private async createTrial(command: Command, network: string): Promise<CreateLinkResult> {
+    const now = command.link.createdAt;
+    const owner = { kind: 'trial' as const, network, day: utcDay(now), perNetwork: API_CONSTANTS.trialLinksPerNetwork, perDay: this.deps.limits.trialDailyLimit };
+    try {
+      return await this.deps.links.create({ ...command, owner });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'rate_limited') throw new AppError('rate_limited', secondsUntil(now, nextUtcMidnight(now)));
+      if (error instanceof AppError && error.code === 'links_unavailable') throw new AppError('links_unavailable', secondsUntil(now, nextUtcMidnight(now)));
+      throw error;
     }
-    const body = JSON.parse(stored.response) as R;
-    return stored.sealedSecret ? { ...body, trialToken: unseal(stored.sealedSecret, idempotencyKey, stored.network) } : body;
   }
 
   /** A link as its caller may see it: the owner's key with the scope, or that link's own trial token. */

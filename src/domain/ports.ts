@@ -37,9 +37,10 @@ export interface StoredResult {
   sealedSecret: string | null;
 }
 
-/** Who pays for a new link: an account's monthly free allowance, or the trial counters of a network. */
+/** Who pays for a new link: the account's monthly free allowance, a credit reservation, or a network's trial counters. */
 export type LinkOwner =
   | { kind: 'account'; accountId: string; month: string; freeLinksPerMonth: number }
+  | { kind: 'paid'; accountId: string; reservationId: string }
   | { kind: 'trial'; network: string; day: string; perNetwork: number; perDay: number };
 
 export interface CreateLinkCommand {
@@ -87,4 +88,56 @@ export interface KeyRecord {
 export interface KeyStore {
   /** An unrevoked key of an existing account, looked up by the hash of its secret. */
   activeKeyByHash(hash: string): Promise<KeyRecord | undefined>;
+}
+
+export interface ReservationRequest {
+  accountId: string;
+  keyId: string;
+  /** The key's monthly budget; null for no limit beyond the balance. */
+  budget: number | null;
+  month: string;
+  amount: number;
+  purpose: 'link' | 'pack';
+  now: number;
+  ttlMs: number;
+}
+
+export interface CreditStore {
+  /** Holds the amount against the balance and the key's budget; throws credits_required / api_budget_exceeded. */
+  reserve(request: ReservationRequest): Promise<string>;
+  release(id: string): Promise<void>;
+  releaseExpired(now: number): Promise<number>;
+  balance(accountId: string): Promise<{ purchased: number; reserved: number }>;
+  keySpent(keyId: string, month: string): Promise<number>;
+}
+
+export interface PackRecord {
+  id: string;
+  accountId: string;
+  status: 'active' | 'refunded';
+  credits: number;
+  visits: number;
+  visitsUsed: number;
+  createdAt: number;
+}
+
+export interface PackStore {
+  create(command: {
+    claim: IdempotencyClaim;
+    reservationId: string;
+    pack: Omit<PackRecord, 'status' | 'visitsUsed'>;
+    render: (record: PackRecord) => string;
+  }): Promise<{ kind: 'created'; record: PackRecord } | { kind: 'existing'; stored: StoredResult }>;
+  stored(claimId: string): Promise<StoredResult | undefined>;
+}
+
+export interface UsageStore {
+  linksCreatedSince(accountId: string, since: number): Promise<number>;
+  totalLinks(accountId: string): Promise<number>;
+  freeLinksUsed(accountId: string, month: string): Promise<number>;
+}
+
+/** What visit recording reports about an account's month (owned by the analytics module). */
+export interface RecordingUsage {
+  accountRecording(accountId: string, month: string): Promise<{ recordedThisMonth: number; freeLeft: number; packsLeft: number }>;
 }

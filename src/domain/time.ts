@@ -9,3 +9,7 @@ export const days = (n: number): number => n * DAY_MS;
 
 /** The clock is an external edge: production uses Date.now, tests pass their own. */
 export type Clock = () => number;
+
+/** Start of the UTC month containing ms, and of the next one. */
+export const utcMonthStart = (ms: number): number => Date.UTC(new Date(ms).getUTCFullYear(), new Date(ms).getUTCMonth(), 1);
+export const nextUtcMonthStart = (ms: number): number => Date.UTC(new Date(ms).getUTCFullYear(), new Date(ms).getUTCMonth() + 1, 1);

@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { KeyRecord, KeyStore } from '../domain/ports.js';
 import { isScope, type Scope } from '../domain/principal.js';
 import type { DB } from './schema.js';
+import { appendLedger } from './credit-store.js';
 import { isUniqueViolation } from './sql-errors.js';
 
 export class DuplicateEmailError extends Error {}
@@ -78,18 +79,7 @@ export class KyselyAccountStore implements KeyStore {
         .where('id', '=', accountId)
         .returning('purchased_balance')
         .executeTakeFirstOrThrow();
-      await tx
-        .insertInto('credit_ledger')
-        .values({
-          id: crypto.randomUUID(),
-          account_id: accountId,
-          kind: 'grant',
-          amount: credits,
-          balance_after: account.purchased_balance,
-          reference: null,
-          created_at: now,
-        })
-        .execute();
+      await appendLedger(tx, { accountId, kind: 'grant', amount: credits, balanceAfter: account.purchased_balance, reference: null, now });
       return account.purchased_balance;
     });
   }

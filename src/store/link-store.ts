@@ -2,6 +2,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../domain/errors.js';
 import type { CreateLinkCommand, CreateLinkResult, LinkChanges, LinkOwner, LinkRecord, LinkStatus, LinkStore } from '../domain/ports.js';
 import type { DB, LinkRow } from './schema.js';
+import { commitReservation } from './credit-store.js';
+import { claimKey, saveResult, storedResult } from './idempotency.js';
 import { isUniqueViolation } from './sql-errors.js';
 
 export function toLinkRecord(row: LinkRow): LinkRecord {
@@ -33,30 +35,21 @@ export class KyselyLinkStore implements LinkStore {
    * its idempotency record, nor a record without its link, nor a counted allowance without a link.
    */
   async create(command: CreateLinkCommand): Promise<CreateLinkResult> {
+    const { claim } = command;
     try {
       return await this.db.transaction().execute(async (tx) => {
-        const claimed = await tx
-          .insertInto('idempotency_keys')
-          .values({ ...claimColumns(command), response: '', sealed_secret: null })
-          .onConflict((oc) => oc.column('id').doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        if (!claimed) return { kind: 'existing', stored: await storedResult(tx, command.claim.id) };
-        await countAgainstAllowance(tx, command.owner);
+        if (!(await claimKey(tx, claim))) return { kind: 'existing', stored: (await storedResult(tx, claim.id))! };
+        await payForLink(tx, command.owner, command.link);
         const record = await insertLink(tx, command);
         const { response, sealedSecret } = command.render(record);
-        await tx
-          .updateTable('idempotency_keys')
-          .set({ response, sealed_secret: sealedSecret })
-          .where('id', '=', command.claim.id)
-          .execute();
+        await saveResult(tx, claim.id, response, sealedSecret);
         return { kind: 'created', record };
       });
     } catch (error) {
       if (isUniqueViolation(error, 'slug')) throw new AppError('request_conflict');
       // Two instances raced on one Idempotency-Key past the claim: the loser replays the winner.
       if (isUniqueViolation(error, 'idempotency_keys')) {
-        return { kind: 'existing', stored: await storedResult(this.db, command.claim.id) };
+        return { kind: 'existing', stored: (await storedResult(this.db, claim.id))! };
       }
       throw error;
     }
@@ -113,17 +106,11 @@ export class KyselyLinkStore implements LinkStore {
   }
 }
 
-function claimColumns(command: CreateLinkCommand) {
-  const { id, fingerprint, network, day, createdAt } = command.claim;
-  return { id, fingerprint, network, day, created_at: createdAt };
-}
-
-async function storedResult(db: Kysely<DB>, id: string) {
-  const row = await db.selectFrom('idempotency_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  return { fingerprint: row.fingerprint, network: row.network, day: row.day, response: row.response, sealedSecret: row.sealed_secret };
-}
-
-async function countAgainstAllowance(tx: Transaction<DB>, owner: LinkOwner): Promise<void> {
+async function payForLink(tx: Transaction<DB>, owner: LinkOwner, link: { id: string; createdAt: number }): Promise<void> {
+  if (owner.kind === 'paid') {
+    await commitReservation(tx, owner.reservationId, 'link_spend', link.id, link.createdAt);
+    return;
+  }
   if (owner.kind === 'account') {
     if (!(await increment(tx, 'account_months', { account_id: owner.accountId, month: owner.month }, owner.freeLinksPerMonth))) {
       throw new AppError('link_allowance_required');
