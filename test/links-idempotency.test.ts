@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { eachDatabase } from './helpers/databases.js';
+import { Harness } from './helpers/harness.js';
+
+eachDatabase('Idempotency-Key on POST /links', (kind) => {
+  let h: Harness;
+  before(async () => {
+    h = await Harness.start(kind, { TRUST_PROXY: '1', FREE_LINKS_PER_MONTH: '1000' });
+  });
+  after(async () => h.close());
+
+  const linkCount = async (accountId: string) =>
+    Number((await h.database.db.selectFrom('links').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n);
+
+  test('a replay with the same payload returns the first result and creates nothing', async () => {
+    const { key, accountId } = await h.account();
+    const idem = crypto.randomUUID();
+    const first = await h.createLink({ target: 'https://example.org/i', title: 'x' }, { key, idempotencyKey: idem });
+    h.clock.advance(5000);
+    const replay = await h.createLink({ title: 'x', target: 'https://example.org/i' }, { key, idempotencyKey: idem });
+    assert.equal(replay.status, 200);
+    assert.deepEqual(replay.body, first.body);
+    assert.equal(await linkCount(accountId), 1);
+  });
+
+  test('the same key with another payload is 409 request_conflict', async () => {
+    const { key, accountId } = await h.account();
+    const idem = crypto.randomUUID();
+    await h.createLink({ target: 'https://example.org/a' }, { key, idempotencyKey: idem });
+    const other = await h.createLink({ target: 'https://example.org/b' }, { key, idempotencyKey: idem });
+    assert.deepEqual([other.status, other.body], [409, { error: 'request_conflict' }]);
+    assert.equal(await linkCount(accountId), 1);
+  });
+
+  test('the same key sent by another key of the account is 409 request_conflict', async () => {
+    const { key, accountId } = await h.account();
+    const second = await h.keyFor(accountId);
+    const idem = crypto.randomUUID();
+    await h.createLink({ target: 'https://example.org/a' }, { key, idempotencyKey: idem });
+    const res = await h.createLink({ target: 'https://example.org/a' }, { key: second, idempotencyKey: idem });
+    assert.deepEqual([res.status, res.body], [409, { error: 'request_conflict' }]);
+  });
+
+  test('keys of different accounts never collide', async () => {
+    const a = await h.account();
+    const b = await h.account();
+    const idem = crypto.randomUUID();
+    const ra = await h.createLink({ target: 'https://example.org/a' }, { key: a.key, idempotencyKey: idem });
+    const rb = await h.createLink({ target: 'https://example.org/a' }, { key: b.key, idempotencyKey: idem });
+    assert.equal(rb.status, 200);
+    assert.notEqual(ra.body.id, rb.body.id);
+  });
+
+  test('a replay from another network or on a later UTC day is 409 and creates nothing', async () => {
+    const { key, accountId } = await h.account();
+    const idem = crypto.randomUUID();
+    const headers = { 'x-forwarded-for': '198.51.100.7' };
+    await h.createLink({ target: 'https://example.org/n' }, { key, idempotencyKey: idem, headers });
+    const elsewhere = await h.createLink({ target: 'https://example.org/n' }, { key, idempotencyKey: idem, headers: { 'x-forwarded-for': '198.51.100.8' } });
+    assert.deepEqual([elsewhere.status, elsewhere.body], [409, { error: 'request_conflict' }]);
+    h.clock.advance(86_400_000);
+    const tomorrow = await h.createLink({ target: 'https://example.org/n' }, { key, idempotencyKey: idem, headers });
+    assert.deepEqual([tomorrow.status, tomorrow.body], [409, { error: 'request_conflict' }]);
+    assert.equal(await linkCount(accountId), 1);
+  });
+
+  test('many parallel requests with one key create exactly one link', async () => {
+    const { key, accountId } = await h.account();
+    const idem = crypto.randomUUID();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => h.createLink({ target: 'https://example.org/p' }, { key, idempotencyKey: idem })),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    assert.ok(ok.length >= 1);
+    assert.ok(results.every((r) => r.status === 200 || (r.status === 409 && r.body.error === 'request_conflict')), JSON.stringify(results.map((r) => r.status)));
+    assert.equal(new Set(ok.map((r) => r.body.id)).size, 1);
+    assert.equal(await linkCount(accountId), 1);
+    const after = await h.createLink({ target: 'https://example.org/p' }, { key, idempotencyKey: idem });
+    assert.equal(after.body.id, ok[0]!.body.id);
+  });
+
+  test('many parallel requests with different keys each create their link', async () => {
+    const { key, accountId } = await h.account();
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => h.createLink({ target: `https://example.org/${i}` }, { key })));
+    assert.ok(results.every((r) => r.status === 200));
+    assert.equal(await linkCount(accountId), 25);
+  });
+
+  test('a failed request leaves no record: the same key succeeds once the cause is fixed', async () => {
+    const { key, accountId } = await h.account();
+    const idem = crypto.randomUUID();
+    const alias = `taken-${crypto.randomBytes(4).toString('hex')}`;
+    const other = await h.account();
+    await h.createLink({ target: 'https://example.org/o', alias }, { key: other.key });
+    const conflict = await h.createLink({ target: 'https://example.org/o', alias }, { key, idempotencyKey: idem });
+    assert.equal(conflict.status, 409);
+    await h.database.db.updateTable('links').set({ slug: `${alias}-moved` }).where('slug', '=', alias).execute();
+    const retry = await h.createLink({ target: 'https://example.org/o', alias }, { key, idempotencyKey: idem });
+    assert.equal(retry.status, 200);
+    assert.equal(await linkCount(accountId), 1);
+  });
+});
