@@ -13,6 +13,10 @@ import { toLinkResponse } from './http/link-response.js';
 import { installAuth } from './http/plugins/auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http/plugins/errors.js';
 import { installOpenApi } from './http/plugins/openapi.js';
+import { installLoadShedding, watchPressure, type PressureProbe } from './http/plugins/load-shedding.js';
+import { installRateLimits } from './http/plugins/rate-limit.js';
+import { installRedirectGuard, RedirectGuard } from './http/redirect-guard.js';
+import { createRateLimiter } from './store/redis-rate-limiter.js';
 import { billingRoutes } from './http/routes/billing.js';
 import { linkRoutes } from './http/routes/links.js';
 import { redirectRoutes } from './http/routes/redirect.js';
@@ -39,6 +43,8 @@ export interface AppOptions {
   now?: Clock;
   randomBytes?: RandomBytes;
   logger?: FastifyServerOptions['logger'];
+  /** Load-shedding input; tests force it instead of saturating the machine. */
+  pressure?: PressureProbe;
 }
 
 /** Bodies are validated strictly (no type coercion); query strings and paths are text, so they coerce. */
@@ -60,7 +66,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: config.trustProxy ? (_address: string, hop: number) => hop < 1 : false,
     bodyLimit: 1024 * 1024,
     // Slow or stalled clients cannot hold sockets open forever (slowloris).
-    requestTimeout: 30_000,
+    requestTimeout: config.protection.requestTimeoutMs,
+    // headersTimeout and the check interval bound a client that trickles its headers; the check runs
+    // every 30 s by default, which would let a slow client stay up to 30 s past either timeout.
+    http: {
+      headersTimeout: config.protection.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.floor(config.protection.headersTimeoutMs / 2)),
+      maxHeaderSize: config.protection.maxHeaderBytes,
+    },
     connectionTimeout: 60_000,
     keepAliveTimeout: 5_000,
     // Request logging would log on the redirect hot path; errors are logged where they are handled.
@@ -102,6 +115,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const services: Services = { links, billing, redirects, render: (link) => toLinkResponse(link, config.publicUrl) };
 
   await installOpenApi(app);
+  const pressure = options.pressure ?? watchPressure(app, database);
+  installRedirectGuard(app, new RedirectGuard(config.protection, now, pressure));
+  const limiter = createRateLimiter(config.redisUrl, app.log);
+  app.addHook('onClose', async () => limiter.close());
   redirectRoutes(app, redirects);
   app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -113,11 +130,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(
     async (api) => {
+      installLoadShedding(api, pressure, config.protection);
       installAuth(api, { keys: accounts, links: linkStore });
+      installRateLimits(api, { limiter, limits: config.limits, edgeLocation: config.edgeLocation, networkSecret, now });
       await api.register(linkRoutes, { services });
       await api.register(trialRoutes, { services });
       await api.register(billingRoutes, { services });
-      api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+      api.get('/openapi.json', { schema: { hide: true }, config: { public: true, rateLimit: false } }, async () => app.swagger());
     },
     { prefix: '/api/v1' },
   );

@@ -15,6 +15,21 @@ export interface Config {
   /** How long a redirect lookup may be served from this instance's memory (see docs/decisions.md). */
   readonly redirectCacheTtlMs: number;
   readonly redirectCacheMaxEntries: number;
+  /** Abuse protection (docs/decisions.md, "Rate limits, load shedding and abuse"). */
+  readonly protection: Protection;
+}
+
+export interface Protection {
+  /** Redirects per minute per network before the flood guard answers 429; far above any API limit. */
+  readonly redirectFloodPerMinute: number;
+  /** Load-shedding thresholds; 0 turns one off. The redirect path sheds last (higher threshold). */
+  readonly shedEventLoopDelayMs: number;
+  readonly shedRedirectEventLoopDelayMs: number;
+  readonly shedDatabaseLatencyMs: number;
+  /** Slowloris bounds: whole request, headers alone, and the largest header block accepted. */
+  readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly maxHeaderBytes: number;
 }
 
 export interface Limits {
@@ -83,6 +98,15 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     redirectCacheTtlMs: int('REDIRECT_CACHE_TTL_MS', 5000, 0, 3_600_000),
     redirectCacheMaxEntries: int('REDIRECT_CACHE_MAX_ENTRIES', 100_000, 1, 100_000_000),
+    protection: Object.freeze({
+      redirectFloodPerMinute: int('REDIRECT_FLOOD_PER_MINUTE', 3000, 1, 100_000_000),
+      shedEventLoopDelayMs: int('SHED_EVENT_LOOP_DELAY_MS', 300, 0, 600_000),
+      shedRedirectEventLoopDelayMs: int('SHED_REDIRECT_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
+      shedDatabaseLatencyMs: int('SHED_DATABASE_LATENCY_MS', 1000, 0, 600_000),
+      requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+      headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      maxHeaderBytes: int('MAX_HEADER_BYTES', 16_384, 1024, 1_048_576),
+    }),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze(config);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RedirectResolver } from '../../domain/redirects.js';
+import { guardRedirect } from '../redirect-guard.js';
 
 const page = (title: string, text: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
@@ -15,6 +16,7 @@ const EXPIRED_PAGE = page('Link expired', 'This trial link has expired and no lo
  */
 export function redirectRoutes(app: FastifyInstance, resolver: RedirectResolver): void {
   const handler = async (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply) => {
+    if (guardRedirect(request, reply)) return reply;
     const resolution = await resolver.resolve(request.params.slug);
     reply.header('cache-control', 'private, no-store');
     if (resolution.kind === 'redirect') return reply.code(302).header('location', resolution.target).send();

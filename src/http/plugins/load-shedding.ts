@@ -1,0 +1,76 @@
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import type { FastifyInstance } from 'fastify';
+import type { Protection } from '../../config.js';
+import { ping, type Database } from '../../store/database.js';
+import { sendError } from './errors.js';
+
+/** How saturated this instance is right now. */
+export interface PressureReading {
+  /** Mean event-loop delay over the last sample interval. */
+  eventLoopDelayMs: number;
+  /** Latency of the last database ping, or how long the one still running has taken so far. */
+  databaseLatencyMs: number;
+}
+
+/** Replaceable in tests (AppOptions.pressure) so shedding is tested by forcing it, not by timing. */
+export type PressureProbe = () => PressureReading;
+
+/** A shed request is told to come back soon: saturation is usually a burst, not an outage. */
+export const SHED_RETRY_SECONDS = 2;
+
+const SAMPLE_INTERVAL_MS = 1000;
+const RESOLUTION_MS = 10;
+
+/**
+ * Samples the event loop and pings the database once a second. We measure rather than use
+ * @fastify/under-pressure's hook because it has one set of thresholds and runs on every route,
+ * including the redirect hot path; here the API and the redirect path shed at different levels.
+ * A ping that queues behind a saturated pool (PostgreSQL) or a busy connection (SQLite) is counted
+ * while it is still waiting, so saturation shows before the ping returns. A failed ping reads as
+ * saturated: API requests would only queue until the driver times out.
+ */
+export function watchPressure(app: FastifyInstance, database: Database): PressureProbe {
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  histogram.enable();
+  // One object, updated in place: the redirect guard reads it on every visit without allocating.
+  const reading: PressureReading = { eventLoopDelayMs: 0, databaseLatencyMs: 0 };
+  let lastLatency = 0;
+  let pingStarted: number | undefined;
+  const timer = setInterval(() => {
+    reading.eventLoopDelayMs = Math.max(0, histogram.mean / 1e6 - RESOLUTION_MS) || 0;
+    histogram.reset();
+    if (pingStarted !== undefined) return;
+    const started = (pingStarted = performance.now());
+    ping(database).then(
+      () => (lastLatency = performance.now() - started),
+      () => (lastLatency = Number.POSITIVE_INFINITY),
+    ).finally(() => (pingStarted = undefined));
+  }, SAMPLE_INTERVAL_MS);
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    histogram.disable();
+  });
+  return () => {
+    reading.databaseLatencyMs = pingStarted === undefined ? lastLatency : Math.max(lastLatency, performance.now() - pingStarted);
+    return reading;
+  };
+}
+
+/** True when the API should refuse new work now (thresholds of 0 are off). */
+export function apiSaturated(reading: PressureReading, protection: Protection): boolean {
+  const { shedEventLoopDelayMs: loop, shedDatabaseLatencyMs: db } = protection;
+  return (loop > 0 && reading.eventLoopDelayMs > loop) || (db > 0 && reading.databaseLatencyMs > db);
+}
+
+/**
+ * The API sheds first: an onRequest hook of the /api/v1 scope, installed before the rate limits so a
+ * shed request costs no counter round trip. /health is outside the scope and keeps answering.
+ */
+export function installLoadShedding(api: FastifyInstance, probe: PressureProbe, protection: Protection): void {
+  // No log line per shed request: logging is work, and shedding happens exactly when work must stop.
+  api.addHook('onRequest', async (_request, reply) => {
+    if (!apiSaturated(probe(), protection)) return;
+    return sendError(reply, 'links_unavailable', SHED_RETRY_SECONDS);
+  });
+}
