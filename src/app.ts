@@ -117,7 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await installOpenApi(app);
   const pressure = options.pressure ?? watchPressure(app, database);
   installRedirectGuard(app, new RedirectGuard(config.protection, now, pressure));
-  const limiter = createRateLimiter(config.redisUrl, app.log);
+  const limiter = await createRateLimiter(config.redisUrl, app.log);
   app.addHook('onClose', async () => limiter.close());
   redirectRoutes(app, redirects);
   app.get('/health', { schema: { hide: true } }, async (_request, reply) => {

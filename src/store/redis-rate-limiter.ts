@@ -81,11 +81,32 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
+  /**
+   * Settles when the first connection attempt does, or after a second: the service starts either way
+   * (Redis down at boot means counting in memory until it comes up), but an instance starting next
+   * to a healthy Redis should not count its first requests apart from its siblings.
+   */
+  async firstConnection(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done).off('error', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 1000);
+      this.redis.once('ready', done).once('error', done);
+    });
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
   }
 }
 
-export function createRateLimiter(redisUrl: string | undefined, log: Logger): RateLimiter {
-  return redisUrl ? new RedisRateLimiter(redisUrl, log) : new MemoryRateLimiter();
+export async function createRateLimiter(redisUrl: string | undefined, log: Logger): Promise<RateLimiter> {
+  if (!redisUrl) return new MemoryRateLimiter();
+  const limiter = new RedisRateLimiter(redisUrl, log);
+  await limiter.firstConnection();
+  return limiter;
 }
