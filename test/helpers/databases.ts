@@ -29,6 +29,9 @@ async function postgresUnavailable(): Promise<string | undefined> {
 
 const pgSkip = await postgresUnavailable();
 
+/** For suites that need PostgreSQL itself (e.g. several processes on one database). */
+export const postgresSkip = pgSkip;
+
 /** A fresh, empty database URL of the given kind: a temp SQLite file, or a new PostgreSQL database. */
 export async function freshDatabaseUrl(kind: DatabaseKind): Promise<{ url: string; drop: () => Promise<void> }> {
   if (kind === 'sqlite') {
