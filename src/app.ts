@@ -19,6 +19,7 @@ import { installRedirectGuard, RedirectGuard } from './http/redirect-guard.js';
 import { createRateLimiter } from './store/redis-rate-limiter.js';
 import { billingRoutes } from './http/routes/billing.js';
 import { linkRoutes } from './http/routes/links.js';
+import { qrRoutes } from './http/routes/qr.js';
 import { redirectRoutes } from './http/routes/redirect.js';
 import { trialRoutes } from './http/routes/trial.js';
 import type { Services } from './http/services.js';
@@ -134,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       installAuth(api, { keys: accounts, links: linkStore });
       installRateLimits(api, { limiter, limits: config.limits, edgeLocation: config.edgeLocation, networkSecret, now });
       await api.register(linkRoutes, { services });
+      await api.register(qrRoutes, { services });
       await api.register(trialRoutes, { services });
       await api.register(billingRoutes, { services });
       api.get('/openapi.json', { schema: { hide: true }, config: { public: true, rateLimit: false } }, async () => app.swagger());
