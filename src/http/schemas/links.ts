@@ -36,7 +36,7 @@ export const CreateLinkBody = Type.Object(
     alias: Type.Optional(Type.String({ maxLength: 40, pattern: ALIAS_PATTERN })),
     title: Type.Optional(Type.String({ maxLength: 100 })),
     tags: Type.Optional(Type.String({ maxLength: 160 })),
-    maxCredits: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(10)], { default: 0 })),
+    maxCredits: Type.Optional(Type.Unsafe<0 | 10>({ type: 'integer', enum: [0, 10], default: 0, description: 'Most purchased credits this creation may spend' })),
   },
   { additionalProperties: false },
 );
