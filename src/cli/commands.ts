@@ -4,6 +4,7 @@ import { hashSecret, newApiKey } from '../domain/secrets.js';
 import { DuplicateEmailError, KyselyAccountStore } from '../store/account-store.js';
 import type { Database } from '../store/database.js';
 import { KyselyPackStore, UnrefundablePackError } from '../store/pack-store.js';
+import { linkCommands } from './link-commands.js';
 
 export class CliError extends Error {}
 
@@ -104,4 +105,5 @@ export const commands: Record<string, Command> = {
       }
     },
   },
+  ...linkCommands,
 };

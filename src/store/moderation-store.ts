@@ -1,0 +1,45 @@
+import { sql, type Kysely } from 'kysely';
+import type { LinkStatus } from '../domain/ports.js';
+import type { DB } from './schema.js';
+
+/** The outcome of an operator's action on one link. */
+export type ModerationOutcome =
+  | { kind: 'changed'; status: LinkStatus; slug: string }
+  | { kind: 'unchanged'; status: LinkStatus; slug: string }
+  | { kind: 'missing' };
+
+/**
+ * Operator abuse controls. Each change is one guarded UPDATE (the WHERE names the statuses it may
+ * start from), so a suspend racing an owner's PATCH either lands before it (the PATCH then finds a
+ * suspended link and is refused) or after it; never half of each. Version and updated_at rise like
+ * any other change, so an owner holding the old version must re-read before editing again.
+ */
+export class KyselyModerationStore {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /** Active or paused → suspended. Suspending a suspended link changes nothing. */
+  suspend(id: string, now: number): Promise<ModerationOutcome> {
+    return this.move(id, ['active', 'paused'], 'suspended', now);
+  }
+
+  /**
+   * Suspended → active. The status before the suspension is not kept (no column holds it), so a link
+   * paused before it comes back active; docs/decisions.md says why that is acceptable.
+   */
+  restore(id: string, now: number): Promise<ModerationOutcome> {
+    return this.move(id, ['suspended'], 'active', now);
+  }
+
+  private async move(id: string, from: LinkStatus[], to: LinkStatus, now: number): Promise<ModerationOutcome> {
+    const row = await this.db
+      .updateTable('links')
+      .set({ status: to, version: sql<number>`version + 1`, updated_at: now })
+      .where('id', '=', id)
+      .where('status', 'in', from)
+      .returning(['slug', 'status'])
+      .executeTakeFirst();
+    if (row) return { kind: 'changed', status: row.status as LinkStatus, slug: row.slug };
+    const current = await this.db.selectFrom('links').select(['slug', 'status']).where('id', '=', id).executeTakeFirst();
+    return current ? { kind: 'unchanged', status: current.status as LinkStatus, slug: current.slug } : { kind: 'missing' };
+  }
+}

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { after, before, test } from 'node:test';
+import { eachDatabase } from './helpers/databases.js';
+import { Harness } from './helpers/harness.js';
+
+const run = promisify(execFile);
+const CACHE_TTL_MS = 150;
+
+/** The real command line in its own process, as an operator runs it beside the server. */
+async function shortlinks(databaseUrl: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+eachDatabase('operator abuse controls', (kind) => {
+  let h: Harness;
+  let key: string;
+  before(async () => {
+    h = await Harness.start(kind, { REDIRECT_CACHE_TTL_MS: String(CACHE_TTL_MS) });
+    key = (await h.account()).key;
+  });
+  after(async () => h.close());
+
+  const newLink = async () => (await h.createLink({ target: 'https://example.org/abuse' }, { key })).body;
+
+  test('a link suspended from another process stops redirecting within the cache TTL and reads as suspended', async () => {
+    const link = await newLink();
+    assert.equal((await h.request('GET', `/s/${link.slug}`)).status, 302, 'cached as active');
+    const cli = await shortlinks(h.database.url, 'links', 'suspend', '--id', link.id);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.equal(cli.stdout.trim().split('\n').length, 1);
+    assert.deepEqual(JSON.parse(cli.stdout), { id: link.id, status: 'suspended' });
+    await sleep(CACHE_TTL_MS + 50);
+    for (const prefix of ['s', 'q']) {
+      const res = await h.request('GET', `/${prefix}/${link.slug}`);
+      assert.equal(res.status, 404);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    }
+    const read = await h.request('GET', `/links/${link.id}`, { key });
+    assert.equal(read.body.status, 'suspended');
+    assert.equal(read.body.version, link.version + 1);
+    const listed = await h.request('GET', '/links', { key });
+    assert.equal(listed.body.links.find((l: { id: string }) => l.id === link.id).status, 'suspended');
+  });
+
+  test('the owner cannot edit or resume a suspended link', async () => {
+    const link = await newLink();
+    await h.cli('links suspend', { id: link.id });
+    const current = (await h.request('GET', `/links/${link.id}`, { key })).body;
+    for (const body of [{ version: current.version, status: 'active' }, { version: current.version, title: 'x' }]) {
+      const res = await h.request('PATCH', `/links/${link.id}`, { key, body });
+      assert.deepEqual([res.status, res.body], [409, { error: 'request_conflict' }]);
+    }
+    assert.deepEqual((await h.request('GET', `/links/${link.id}`, { key })).body, current, 'unchanged');
+  });
+
+  test('restore makes a suspended link active and redirecting again', async () => {
+    const link = await newLink();
+    await h.cli('links suspend', { id: link.id });
+    const cli = await shortlinks(h.database.url, 'links', 'restore', '--id', link.id);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.deepEqual(JSON.parse(cli.stdout), { id: link.id, status: 'active' });
+    await sleep(CACHE_TTL_MS + 50);
+    const res = await h.request('GET', `/s/${link.slug}`);
+    assert.deepEqual([res.status, res.headers.get('location')], [302, 'https://example.org/abuse']);
+    assert.equal((await h.request('GET', `/links/${link.id}`, { key })).body.status, 'active');
+  });
+
+  test('a link paused before its suspension comes back active', async () => {
+    const link = await newLink();
+    const paused = await h.request('PATCH', `/links/${link.id}`, { key, body: { version: link.version, status: 'paused' } });
+    assert.equal(paused.body.status, 'paused');
+    assert.deepEqual(await h.cli('links suspend', { id: link.id }), { id: link.id, status: 'suspended' });
+    assert.deepEqual(await h.cli('links restore', { id: link.id }), { id: link.id, status: 'active' });
+  });
+
+  test('repeating an action is a no-op, and restoring a link that is not suspended is refused', async () => {
+    const link = await newLink();
+    assert.deepEqual(await h.cli('links suspend', { id: link.id }), { id: link.id, status: 'suspended' });
+    const version = (await h.request('GET', `/links/${link.id}`, { key })).body.version;
+    assert.deepEqual(await h.cli('links suspend', { id: link.id }), { id: link.id, status: 'suspended' });
+    assert.deepEqual(await h.cli('links restore', { id: link.id }), { id: link.id, status: 'active' });
+    assert.deepEqual(await h.cli('links restore', { id: link.id }), { id: link.id, status: 'active' });
+    assert.equal((await h.request('GET', `/links/${link.id}`, { key })).body.version, version + 1);
+    const other = await newLink();
+    await h.request('PATCH', `/links/${other.id}`, { key, body: { version: other.version, status: 'paused' } });
+    await assert.rejects(h.cli('links restore', { id: other.id }), /it is paused, not suspended/);
+  });
+
+  test('an unknown id is a one-line reason on stderr and a non-zero exit', async () => {
+    for (const action of ['suspend', 'restore']) {
+      const id = crypto.randomUUID();
+      const cli = await shortlinks(h.database.url, 'links', action, '--id', id);
+      assert.notEqual(cli.code, 0);
+      assert.equal(cli.stdout, '');
+      assert.equal(cli.stderr, `no link with id ${id}\n`);
+    }
+    const missing = await shortlinks(h.database.url, 'links', 'suspend');
+    assert.deepEqual([missing.code !== 0, missing.stderr], [true, '--id is required\n']);
+  });
+});
