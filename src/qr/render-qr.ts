@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.js';
 import { colorProblem, PRESETS, type PresetName } from './colors.js';
 import { qrMatrix, QUIET_ZONE } from './matrix.js';
 import { parsePngLogo, type PngLogo } from './png-logo.js';
-import { finder, modules, type CornerStyle, type DotStyle } from './shapes.js';
+import { CORNER_STYLES, DOT_STYLES, finder, modules, type CornerStyle, type DotStyle } from './shapes.js';
 
 export const MIN_QR_SIZE = 256;
 export const MAX_QR_SIZE = 2048;
@@ -35,11 +35,16 @@ interface ResolvedOptions {
  * then checked as a whole. Any violation is 400 invalid_request.
  */
 export function resolveQrOptions(options: QrOptions): ResolvedOptions {
-  const preset = PRESETS[options.preset ?? QR_DEFAULTS.preset];
+  const presetName = options.preset ?? QR_DEFAULTS.preset;
+  const preset = Object.hasOwn(PRESETS, presetName) ? PRESETS[presetName] : undefined;
   const size = options.size ?? QR_DEFAULTS.size;
+  const dots = options.dots ?? QR_DEFAULTS.dots;
+  const corners = options.corners ?? QR_DEFAULTS.corners;
+  // The schema already guards HTTP callers; these keep in-process callers (bench, CLI) to the same rules.
+  if (!preset || !Number.isInteger(size) || size < MIN_QR_SIZE || size > MAX_QR_SIZE) throw new AppError('invalid_request');
+  if (!DOT_STYLES.includes(dots) || !CORNER_STYLES.includes(corners)) throw new AppError('invalid_request');
   const foreground = (options.foreground ?? preset.foreground).toLowerCase();
   const background = (options.background ?? preset.background).toLowerCase();
-  if (!preset || !Number.isInteger(size) || size < MIN_QR_SIZE || size > MAX_QR_SIZE) throw new AppError('invalid_request');
   if (colorProblem(foreground, background)) throw new AppError('invalid_request');
   const logo = options.logoPng === undefined ? undefined : parsePngLogo(options.logoPng);
   if (options.logoPng !== undefined && !logo) throw new AppError('invalid_request');
@@ -47,8 +52,8 @@ export function resolveQrOptions(options: QrOptions): ResolvedOptions {
     size,
     foreground,
     background,
-    dots: options.dots ?? QR_DEFAULTS.dots,
-    corners: options.corners ?? QR_DEFAULTS.corners,
+    dots,
+    corners,
     ...(logo ? { logo } : {}),
   };
 }

@@ -2,7 +2,8 @@ import zlib from 'node:zlib';
 
 /** A tiny PNG encoder for tests (8-bit RGBA, no interlace), independent of the code under test. */
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data and the CRC over type and data. */
+export function pngChunk(type: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(data.length, 0);
   head.write(type, 4, 'latin1');
@@ -29,8 +30,8 @@ export function encodePng(width: number, height: number, pixel: (x: number, y: n
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 6, 0, 0, 0], 8);
-  const padding = options.padding ? [chunk('prIv', Buffer.alloc(options.padding, 0x2a))] : [];
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), ...padding, chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  const padding = options.padding ? [pngChunk('prIv', Buffer.alloc(options.padding, 0x2a))] : [];
+  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), ...padding, pngChunk('IDAT', zlib.deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
 export function pngDataUrl(png: Buffer): string {
