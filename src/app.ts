@@ -9,6 +9,7 @@ import { LinkService } from './domain/link-service.js';
 import { RedirectResolver } from './domain/redirects.js';
 import type { RandomBytes } from './domain/slugs.js';
 import type { Clock } from './domain/time.js';
+import { setUpAnalytics } from './http/analytics.js';
 import { toLinkResponse } from './http/link-response.js';
 import { installAuth } from './http/plugins/auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http/plugins/errors.js';
@@ -21,6 +22,7 @@ import { billingRoutes } from './http/routes/billing.js';
 import { linkRoutes } from './http/routes/links.js';
 import { qrRoutes } from './http/routes/qr.js';
 import { redirectRoutes } from './http/routes/redirect.js';
+import { statsRoutes } from './http/routes/stats.js';
 import { trialRoutes } from './http/routes/trial.js';
 import type { Services } from './http/services.js';
 import { KyselyAccountStore } from './store/account-store.js';
@@ -33,9 +35,6 @@ import { deploymentSecret } from './store/settings-store.js';
 import { purgeIdempotencyBefore } from './store/maintenance.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-
-// Replaced by the analytics recorder's store when visit recording lands (issue 4).
-const INTERIM_RECORDING = { accountRecording: async () => ({ recordedThisMonth: 0, freeLeft: 0, packsLeft: 0 }) };
 
 export interface AppOptions {
   config: Config;
@@ -103,11 +102,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     randomBytes: options.randomBytes ?? crypto.randomBytes,
     onLinkChanged: (slug) => redirects.invalidate(slug),
   });
+  const analytics = await setUpAnalytics(app, { config, database, links, now });
   const billing = new BillingService({
     credits,
     packs: new KyselyPackStore(database.db),
     usage: new KyselyUsageStore(database.db),
-    recording: INTERIM_RECORDING,
+    recording: analytics.recording,
     idempotency,
     limits: config.limits,
     networkSecret,
@@ -120,7 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installRedirectGuard(app, new RedirectGuard(config.protection, now, pressure));
   const limiter = await createRateLimiter(config.redisUrl, app.log);
   app.addHook('onClose', async () => limiter.close());
-  redirectRoutes(app, redirects);
+  redirectRoutes(app, redirects, analytics.visits);
   app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
     try {
       await ping(database);
@@ -138,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(qrRoutes, { services });
       await api.register(trialRoutes, { services });
       await api.register(billingRoutes, { services });
+      await api.register(statsRoutes, { stats: analytics.stats });
       api.get('/openapi.json', { schema: { hide: true }, config: { public: true, rateLimit: false } }, async () => app.swagger());
     },
     { prefix: '/api/v1' },

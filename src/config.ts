@@ -17,6 +17,17 @@ export interface Config {
   readonly redirectCacheMaxEntries: number;
   /** Abuse protection (docs/decisions.md, "Rate limits, load shedding and abuse"). */
   readonly protection: Protection;
+  /** Visit recording (docs/decisions.md, "Analytics"). */
+  readonly analytics: AnalyticsConfig;
+}
+
+export interface AnalyticsConfig {
+  /** Lower-cased name of a trusted edge header carrying the visitor's country (e.g. cf-ipcountry); else GeoIP. */
+  readonly countryHeader: string | undefined;
+  readonly flushIntervalMs: number;
+  readonly rollupIntervalMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly bufferMaxEntries: number;
 }
 
 export interface Protection {
@@ -98,6 +109,14 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     redirectCacheTtlMs: int('REDIRECT_CACHE_TTL_MS', 5000, 0, 3_600_000),
     redirectCacheMaxEntries: int('REDIRECT_CACHE_MAX_ENTRIES', 100_000, 1, 100_000_000),
+    analytics: Object.freeze({
+      countryHeader: env.COUNTRY_HEADER?.trim().toLowerCase() || undefined,
+      // At least once a second: a crash loses at most this much unflushed traffic (reported as a gap).
+      flushIntervalMs: int('ANALYTICS_FLUSH_INTERVAL_MS', 1000, 10, 1000),
+      rollupIntervalMs: int('ANALYTICS_ROLLUP_INTERVAL_MS', 10_000, 10, 3_600_000),
+      heartbeatIntervalMs: int('ANALYTICS_HEARTBEAT_INTERVAL_MS', 5000, 10, 600_000),
+      bufferMaxEntries: int('ANALYTICS_BUFFER_MAX_ENTRIES', 200_000, 1, 100_000_000),
+    }),
     protection: Object.freeze({
       redirectFloodPerMinute: int('REDIRECT_FLOOD_PER_MINUTE', 3000, 1, 100_000_000),
       shedEventLoopDelayMs: int('SHED_EVENT_LOOP_DELAY_MS', 300, 0, 600_000),

@@ -19,6 +19,8 @@ export interface LinkRecord {
   expiresAt: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Visits recorded for this link (rolled up by analytics). */
+  visits: number;
 }
 
 export interface IdempotencyClaim {
@@ -46,7 +48,7 @@ export type LinkOwner =
 export interface CreateLinkCommand {
   claim: IdempotencyClaim;
   owner: LinkOwner;
-  link: Omit<LinkRecord, 'slug'>;
+  link: Omit<LinkRecord, 'slug' | 'visits'>;
   /** The alias, when one was asked for; otherwise slugs come from nextSlug until one is free. */
   alias: string | undefined;
   nextSlug: () => string;

@@ -37,7 +37,16 @@ export class RedirectResolver {
 
   async resolve(slug: string): Promise<Resolution> {
     if (!isSlugShaped(slug)) return { kind: 'missing' };
-    const entry = this.cache.get(slug) ?? (await this.load(slug));
+    return this.answer(this.cache.get(slug) ?? (await this.load(slug)));
+  }
+
+  /** The synchronous fast path: the answer from memory, or undefined when the database must be asked. */
+  peek(slug: string): Resolution | undefined {
+    const entry = this.cache.get(slug);
+    return entry && this.answer(entry);
+  }
+
+  private answer(entry: Entry): Resolution {
     if (entry.expiresAt !== null && entry.expiresAt <= this.now()) return { kind: 'expired' };
     if (!entry.active) return { kind: 'missing' };
     return { kind: 'redirect', target: entry.target, linkId: entry.linkId, accountId: entry.accountId };

@@ -16,6 +16,7 @@ export function toLinkResponse(link: LinkRecord, publicUrl: string): LinkRespons
     updated_at: link.updatedAt,
     shortUrl: `${publicUrl}/s/${link.slug}`,
     qrUrl: `${publicUrl}/q/${link.slug}`,
+    visits: link.visits,
     trial: link.trial,
     ...(link.expiresAt !== null ? { expiresAt: link.expiresAt } : {}),
   };

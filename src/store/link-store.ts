@@ -20,6 +20,7 @@ export function toLinkRecord(row: LinkRow): LinkRecord {
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    visits: Number(row.visits),
   };
 }
 

@@ -1,6 +1,7 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as foundation from './migrations/0001-foundation.js';
 import * as billing from './migrations/0002-billing.js';
+import * as analytics from './migrations/0003-analytics.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -10,6 +11,7 @@ import * as billing from './migrations/0002-billing.js';
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_billing': billing,
+  '0003_analytics': analytics,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /**
  * Table types, snake_case as in SQL. Timestamps are Unix milliseconds in integer columns on both
@@ -38,6 +38,8 @@ export interface LinkTable {
   trial_token_hash: string | null;
   created_at: number;
   updated_at: number;
+  /** Visits recorded (maintained by analytics roll-ups). */
+  visits: Generated<number>;
 }
 
 /** Links created per account and UTC month ('2026-11'): the shared free allowance counter. */

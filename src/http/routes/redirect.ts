@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RedirectResolver } from '../../domain/redirects.js';
+import type { Source } from '../../domain/analytics/ports.js';
+import type { RedirectResolver, Resolution } from '../../domain/redirects.js';
 import { guardRedirect } from '../redirect-guard.js';
 
 const page = (title: string, text: string) =>
@@ -10,19 +11,34 @@ const page = (title: string, text: string) =>
 const NOT_FOUND_PAGE = page('Link not found', 'This short link does not exist or is not active right now.');
 const EXPIRED_PAGE = page('Link expired', 'This trial link has expired and no longer redirects.');
 
+/** Told about every GET redirect of an active link (HEAD is not a visit). Must not block. */
+export type VisitSink = (request: FastifyRequest, linkId: string, accountId: string | null, source: Source) => void;
+
+type SlugRequest = FastifyRequest<{ Params: { slug: string } }>;
+
 /**
  * The hot path: /s/{slug} and /q/{slug}. No hooks, no schema, no database write; the lookup comes from
- * the resolver's in-memory cache. Every answer is private, no-store, so each visit reaches us.
+ * the resolver's in-memory cache, synchronously when it holds the slug (no promise per request), and
+ * the visit is only counted in memory. Every answer is private, no-store, so each visit reaches us.
  */
-export function redirectRoutes(app: FastifyInstance, resolver: RedirectResolver): void {
-  const handler = async (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply) => {
-    if (guardRedirect(request, reply)) return reply;
-    const resolution = await resolver.resolve(request.params.slug);
+export function redirectRoutes(app: FastifyInstance, resolver: RedirectResolver, visits?: VisitSink): void {
+  const answer = (request: SlugRequest, reply: FastifyReply, resolution: Resolution, source: Source): void => {
     reply.header('cache-control', 'private, no-store');
-    if (resolution.kind === 'redirect') return reply.code(302).header('location', resolution.target).send();
+    if (resolution.kind === 'redirect') {
+      // Fastify serves HEAD through this GET route: a HEAD request is answered but is not a visit.
+      if (visits && request.method === 'GET') visits(request, resolution.linkId, resolution.accountId, source);
+      void reply.code(302).header('location', resolution.target).send();
+      return;
+    }
     reply.type('text/html; charset=utf-8');
-    return resolution.kind === 'expired' ? reply.code(410).send(EXPIRED_PAGE) : reply.code(404).send(NOT_FOUND_PAGE);
+    void (resolution.kind === 'expired' ? reply.code(410).send(EXPIRED_PAGE) : reply.code(404).send(NOT_FOUND_PAGE));
   };
-  app.get('/s/:slug', { schema: { hide: true } }, handler);
-  app.get('/q/:slug', { schema: { hide: true } }, handler);
+  const handlerFor = (source: Source) => (request: SlugRequest, reply: FastifyReply) => {
+    if (guardRedirect(request, reply)) return;
+    const cached = resolver.peek(request.params.slug);
+    if (cached) return answer(request, reply, cached, source);
+    return resolver.resolve(request.params.slug).then((resolution) => answer(request, reply, resolution, source));
+  };
+  app.get('/s/:slug', { schema: { hide: true } }, handlerFor('s'));
+  app.get('/q/:slug', { schema: { hide: true } }, handlerFor('q'));
 }

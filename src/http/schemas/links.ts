@@ -18,6 +18,7 @@ const linkProperties = {
   updated_at: Type.Integer({ description: 'Unix milliseconds' }),
   shortUrl: Type.String({ format: 'uri' }),
   qrUrl: Type.String({ format: 'uri' }),
+  visits: Type.Optional(Type.Integer({ minimum: 0, description: 'Visits recorded for this link (all time)' })),
   trial: Type.Optional(Type.Boolean()),
   expiresAt: Type.Optional(Type.Integer({ description: 'Trial expiry, Unix milliseconds; absent for account links' })),
 };

@@ -1,0 +1,95 @@
+/**
+ * What analytics asks of storage, and the shapes it hands over. The store implements these for SQLite
+ * and PostgreSQL; nothing here knows a driver.
+ */
+export type Source = 's' | 'q';
+export const DEVICE_CLASSES = ['mobile', 'tablet', 'desktop', 'bot', 'other'] as const;
+export type DeviceClass = (typeof DEVICE_CLASSES)[number];
+export const GAP_REASONS = ['allowance_used_up', 'daily_ceiling_reached', 'recording_unavailable'] as const;
+export type GapReason = (typeof GAP_REASONS)[number];
+/** Rollup dimensions; `source` doubles as the daily total (every visit has exactly one source). */
+export const DIMENSIONS = ['source', 'country', 'device', 'browser', 'referrer', 'bot'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+/** Visits of one link on one UTC day that share every recorded attribute. Never an address. */
+export interface VisitCount {
+  linkId: string;
+  accountId: string | null;
+  day: string;
+  source: Source;
+  country: string;
+  device: DeviceClass;
+  browser: string;
+  bot: boolean;
+  referrer: string;
+  count: number;
+}
+
+/** Visits of one link that were not recorded, and the span of time they fell in. */
+export interface Shortfall {
+  linkId: string | null;
+  reason: GapReason;
+  count: number;
+  from: number;
+  to: number;
+}
+
+export interface RecordingLimits {
+  freeVisitsPerMonth: number;
+  trackingDailyLimit: number;
+}
+
+export interface FlushBatch {
+  instanceId: string;
+  startedAt: number;
+  /** Flush time: every visit this instance received before it is in this batch or already durable. */
+  now: number;
+  /** Time of the oldest visit in the batch (refusals are reported from here to `now`). */
+  from: number;
+  counts: VisitCount[];
+  /** Visits dropped because the buffer was full while the database was failing. */
+  dropped: Shortfall[];
+  limits: RecordingLimits;
+}
+
+export interface FlushResult {
+  recorded: number;
+  refused: number;
+}
+
+export interface VisitStore {
+  /** One transaction: allowance and ceiling checks, the granted counts, gaps for the rest, heartbeat. */
+  flush(batch: FlushBatch): Promise<FlushResult>;
+  /** Folds flushed batches into the rollups; returns how many visits it folded. */
+  rollUp(now: number): Promise<number>;
+  beat(instanceId: string, startedAt: number, now: number): Promise<void>;
+  /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap up to `now`. */
+  reapSilent(staleBefore: number, now: number, self: string): Promise<number>;
+  leave(instanceId: string): Promise<void>;
+}
+
+export interface Gap {
+  from: number;
+  to: number;
+  reason: GapReason;
+}
+
+export interface RollupRow {
+  day: string;
+  dimension: Dimension;
+  value: string;
+  count: number;
+}
+
+export interface StatsStore {
+  /** Per-day counts of one dimension in [fromDay, toDay]. */
+  daily(linkId: string, dimension: Dimension, fromDay: string, toDay: string): Promise<RollupRow[]>;
+  /** Window totals per value of each dimension asked for. */
+  totals(linkId: string, dimensions: Dimension[], fromDay: string, toDay: string): Promise<RollupRow[]>;
+  /** Every rollup row of the window (CSV). */
+  rows(linkId: string, fromDay: string, toDay: string): Promise<RollupRow[]>;
+  /** Gaps of this link, and service-wide gaps after it was created, overlapping [from, to]. */
+  gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]>;
+  /** When the rollups were last brought up to date, or undefined before the first roll-up. */
+  refreshedAt(): Promise<number | undefined>;
+}

@@ -1,0 +1,47 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { VisitRecorder } from '../domain/analytics/recorder.js';
+import { StatsService } from '../domain/analytics/stats-service.js';
+import type { LinkService } from '../domain/link-service.js';
+import type { Clock } from '../domain/time.js';
+import { KyselyAnalyticsStore } from '../store/analytics-store.js';
+import type { Database } from '../store/database.js';
+import { KyselyVisitStore } from '../store/visit-store.js';
+import { countryOf } from './country.js';
+import type { VisitSink } from './routes/redirect.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Exposed so tests (and shutdown) can flush deterministically instead of sleeping. */
+    visitRecorder: VisitRecorder;
+  }
+}
+
+/**
+ * Wires visit recording and stats: the recorder starts flushing now, and the app's onClose runs its
+ * final flush before src/server.ts closes the database.
+ */
+export async function setUpAnalytics(app: FastifyInstance, deps: { config: Config; database: Database; links: LinkService; now: Clock }) {
+  const { config, database, now } = deps;
+  const settings = config.analytics;
+  const recorder = new VisitRecorder({
+    store: new KyselyVisitStore(database),
+    now,
+    instanceId: crypto.randomUUID(),
+    limits: config.limits,
+    flushIntervalMs: settings.flushIntervalMs,
+    rollupIntervalMs: settings.rollupIntervalMs,
+    heartbeatIntervalMs: settings.heartbeatIntervalMs,
+    bufferMaxEntries: settings.bufferMaxEntries,
+    onError: (error) => app.log.warn({ err: error }, 'visit recording: flush failed, will retry'),
+  });
+  await recorder.start();
+  app.decorate('visitRecorder', recorder);
+  app.addHook('onClose', async () => recorder.stop());
+  const statsStore = new KyselyAnalyticsStore(database, config.limits.freeVisitsPerMonth);
+  const country = countryOf(settings.countryHeader);
+  const visits: VisitSink = (request, linkId, accountId, source) =>
+    recorder.record(linkId, accountId, source, request.headers['user-agent'], request.headers.referer, country(request));
+  return { recorder, visits, stats: new StatsService({ links: deps.links, store: statsStore, now }), recording: statsStore };
+}

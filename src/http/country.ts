@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import { Reader, type CountryResponse } from 'maxmind';
+
+type CountryRecord = CountryResponse & { country_code?: string };
+
+let reader: Reader<CountryRecord> | undefined;
+
+/**
+ * The CC0 country database (@ip-location-db/geo-whois-asn-country-mmdb, IPv4 and IPv6 in one file),
+ * read into memory once per process: a lookup is a few microseconds and never leaves the process.
+ */
+function countryDatabase(): Reader<CountryRecord> {
+  if (!reader) {
+    const file = createRequire(import.meta.url).resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb');
+    reader = new Reader<CountryRecord>(fs.readFileSync(file));
+  }
+  return reader;
+}
+
+/**
+ * The visitor's country: from a trusted edge header when one is configured (the edge has better data
+ * and already did the work), else from the in-memory database by client address. The address is only
+ * looked up, never stored; the small cache lives in memory only.
+ */
+export function countryOf(header: string | undefined): (request: FastifyRequest) => string {
+  if (header) {
+    return (request) => {
+      const value = request.headers[header];
+      return typeof value === 'string' && /^[A-Za-z0-9]{2}$/.test(value) ? value.toUpperCase() : 'unknown';
+    };
+  }
+  const db = countryDatabase();
+  const cache = new LRUCache<string, string>({ max: 10_000 });
+  return (request) => {
+    let country = cache.get(request.ip);
+    if (country === undefined) {
+      let found: string | undefined;
+      try {
+        found = db.get(request.ip)?.country_code;
+      } catch {
+        found = undefined; // not an IP address (e.g. a test transport): unknown
+      }
+      country = found && /^[A-Z]{2}$/.test(found) ? found : 'unknown';
+      cache.set(request.ip, country);
+    }
+    return country;
+  };
+}

@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import type { DB } from './schema.js';
+
+/** Tables of migration 0003 (analytics), kept apart from the shared schema file. */
+export interface VisitRollupTable {
+  link_id: string;
+  dimension: string;
+  day: string;
+  value: string;
+  count: number;
+}
+
+export interface VisitJournalTable {
+  id: string;
+  created_at: number;
+  /** Encoded VisitCount[] (see journal.ts). */
+  entries: string;
+}
+
+export interface VisitDayTable {
+  day: string;
+  recorded: number;
+  last_grant: number;
+}
+
+export interface VisitMonthTable {
+  account_id: string;
+  month: string;
+  /** Visits recorded for the account this UTC month, free and from packs. */
+  recorded: number;
+  free_used: number;
+  last_grant: number;
+}
+
+export interface VisitGapTable {
+  id: string;
+  link_id: string | null;
+  reason: string;
+  from_ms: number;
+  to_ms: number;
+}
+
+export interface RecorderInstanceTable {
+  id: string;
+  started_at: number;
+  beat_at: number;
+  flushed_to: number;
+}
+
+export interface AnalyticsStateTable {
+  name: string;
+  value: number;
+}
+
+// A type alias, not an interface: withTables needs an index-compatible record type.
+export type AnalyticsTables = {
+  visit_rollups: VisitRollupTable;
+  visit_journal: VisitJournalTable;
+  visit_days: VisitDayTable;
+  visit_months: VisitMonthTable;
+  visit_gaps: VisitGapTable;
+  recorder_instances: RecorderInstanceTable;
+  analytics_state: AnalyticsStateTable;
+};
+
+export type AnalyticsDB = DB & AnalyticsTables;
+
+export const analyticsDb = (db: Kysely<DB>): Kysely<AnalyticsDB> => db.withTables<AnalyticsTables>();

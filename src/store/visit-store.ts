@@ -1,0 +1,126 @@
+import crypto from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { allocate, groupSorted, sum } from '../domain/analytics/allocation.js';
+import type { FlushBatch, FlushResult, Shortfall, VisitCount, VisitStore } from '../domain/analytics/ports.js';
+import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
+import type { Database, Dialect } from './database.js';
+import { encodeJournal } from './journal.js';
+import { rollUp } from './rollup.js';
+import { grantAccount, grantDay, returnDay } from './visit-allowance.js';
+
+type Tx = Transaction<AnalyticsDB>;
+
+/** Counts per journal row: small enough that encoding one never holds the event loop for long. */
+const JOURNAL_CHUNK = 4000;
+/** A refusal this close after the previous one of the same link and reason extends that gap. */
+const GAP_MERGE_MS = 3_600_000;
+
+/** Recording storage: flushes with their allowance checks, heartbeats, and roll-ups. */
+export class KyselyVisitStore implements VisitStore {
+  private readonly db: Kysely<AnalyticsDB>;
+  private readonly dialect: Dialect;
+
+  constructor(database: Database) {
+    this.db = analyticsDb(database.db);
+    this.dialect = database.dialect;
+  }
+
+  flush(batch: FlushBatch): Promise<FlushResult> {
+    return this.db.transaction().execute(async (tx) => {
+      const { kept, shortfalls } = await this.grant(tx, batch);
+      for (let i = 0; i < kept.length; i += JOURNAL_CHUNK) {
+        await tx
+          .insertInto('visit_journal')
+          .values({ id: crypto.randomUUID(), created_at: batch.now, entries: encodeJournal(kept.slice(i, i + JOURNAL_CHUNK)) })
+          .execute();
+      }
+      for (const gap of [...shortfalls, ...batch.dropped]) await addGap(tx, gap);
+      await beat(tx, batch.instanceId, batch.startedAt, batch.now);
+      const recorded = sum(kept);
+      return { recorded, refused: sum(batch.counts) - recorded };
+    });
+  }
+
+  /**
+   * Per UTC day (ascending), the service ceiling is taken first, then each account (ascending id) takes
+   * its share from its free visits and packs. This fixed lock order keeps concurrent flushes of several
+   * instances free of deadlocks; the day row lock makes them take turns.
+   */
+  private async grant(tx: Tx, batch: FlushBatch): Promise<{ kept: VisitCount[]; shortfalls: Shortfall[] }> {
+    const kept: VisitCount[] = [];
+    const shortfalls: Shortfall[] = [];
+    for (const [day, counts] of groupSorted(batch.counts, (c) => c.day)) {
+      let dayLeft = await grantDay(tx, day, sum(counts), batch.limits.trackingDailyLimit);
+      for (const [account, own] of groupSorted(counts, (c) => c.accountId ?? '')) {
+        const offer = Math.min(sum(own), dayLeft);
+        // Trial links belong to no account: only the service ceiling bounds them.
+        const got = account === '' ? offer : await grantAccount(tx, this.dialect, account, day.slice(0, 7), offer, batch.limits.freeVisitsPerMonth);
+        dayLeft -= got;
+        const split = allocate(own, got);
+        kept.push(...split.kept);
+        const reason = got < offer ? 'allowance_used_up' : 'daily_ceiling_reached';
+        for (const [linkId, count] of split.refused) shortfalls.push({ linkId, reason, count, from: batch.from, to: batch.now });
+      }
+      await returnDay(tx, day, dayLeft);
+    }
+    return { kept, shortfalls };
+  }
+
+  rollUp(now: number): Promise<number> {
+    return rollUp(this.db, now);
+  }
+
+  async beat(instanceId: string, startedAt: number, now: number): Promise<void> {
+    await beat(this.db, instanceId, startedAt, now);
+  }
+
+  async reapSilent(staleBefore: number, now: number, self: string): Promise<number> {
+    return this.db.transaction().execute(async (tx) => {
+      // DELETE … RETURNING claims each dead instance once, even when several instances reap together.
+      const dead = await tx
+        .deleteFrom('recorder_instances')
+        .where('beat_at', '<', staleBefore)
+        .where('id', '<>', self)
+        .returning('flushed_to')
+        .execute();
+      for (const d of dead) {
+        await tx
+          .insertInto('visit_gaps')
+          .values({ id: crypto.randomUUID(), link_id: null, reason: 'recording_unavailable', from_ms: d.flushed_to, to_ms: now })
+          .execute();
+      }
+      return dead.length;
+    });
+  }
+
+  async leave(instanceId: string): Promise<void> {
+    await this.db.deleteFrom('recorder_instances').where('id', '=', instanceId).execute();
+  }
+}
+
+async function beat(db: Kysely<AnalyticsDB>, id: string, startedAt: number, now: number): Promise<void> {
+  await db
+    .insertInto('recorder_instances')
+    .values({ id, started_at: startedAt, beat_at: now, flushed_to: now })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ beat_at: now, flushed_to: now }))
+    .execute();
+}
+
+/** Extends this link's latest gap of the same reason when it ended recently, else starts a new one. */
+async function addGap(tx: Tx, gap: Shortfall): Promise<void> {
+  const extended = await tx
+    .updateTable('visit_gaps')
+    .set({
+      from_ms: sql<number>`case when from_ms > ${gap.from} then ${gap.from} else from_ms end`,
+      to_ms: sql<number>`case when to_ms < ${gap.to} then ${gap.to} else to_ms end`,
+    })
+    .where('link_id', '=', gap.linkId)
+    .where('reason', '=', gap.reason)
+    .where('to_ms', '>=', gap.from - GAP_MERGE_MS)
+    .executeTakeFirst();
+  if (Number(extended.numUpdatedRows) > 0) return;
+  await tx
+    .insertInto('visit_gaps')
+    .values({ id: crypto.randomUUID(), link_id: gap.linkId, reason: gap.reason, from_ms: gap.from, to_ms: gap.to })
+    .execute();
+}

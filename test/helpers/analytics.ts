@@ -1,0 +1,32 @@
+import type { Harness } from './harness.js';
+
+/** Browser-like user agents of each device class, and a crawler. */
+export const UA = {
+  iphone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+  ipad: 'Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+  windows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+  googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+};
+
+/** A fresh account with one active link; returns what a test needs to drive and read it. */
+export async function linkWithKey(h: Harness, env: { title?: string } = {}) {
+  const { key, accountId } = await h.account();
+  const res = await h.createLink({ target: 'https://example.org/landing', title: env.title ?? 'poster' }, { key });
+  if (res.status !== 200) throw new Error(`link creation failed: ${res.status} ${res.text}`);
+  return { key, accountId, id: res.body.id as string, slug: res.body.slug as string };
+}
+
+/** n redirects in parallel through /s/ (or /q/), with the given headers. */
+export async function visit(h: Harness, slug: string, n: number, options: { path?: 's' | 'q'; headers?: Record<string, string>; method?: string } = {}) {
+  const results = await Promise.all(
+    Array.from({ length: n }, () => h.request(options.method ?? 'GET', `/${options.path ?? 's'}/${slug}`, { headers: options.headers })),
+  );
+  for (const r of results) if (r.status !== 302) throw new Error(`redirect answered ${r.status}`);
+}
+
+export async function stats(h: Harness, id: string, key: string, query = '') {
+  await h.app.visitRecorder.flush();
+  const res = await h.request('GET', `/links/${id}/stats${query}`, { key });
+  if (res.status !== 200) throw new Error(`stats answered ${res.status} ${res.text}`);
+  return res.body;
+}
