@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, beforeEach, test } from 'node:test';
+import { KyselyAnalyticsStore } from '../src/store/analytics-store.js';
+import { eachDatabase } from './helpers/databases.js';
+import { Harness } from './helpers/harness.js';
+import { linkWithKey, stats, visit } from './helpers/analytics.js';
+
+const DAY = 86_400_000;
+const ENV = { FREE_VISITS_PER_MONTH: '5', TRACKING_DAILY_LIMIT: '12', COUNTRY_HEADER: 'CF-IPCountry' };
+
+eachDatabase('recording allowance and daily ceiling', (kind) => {
+  let h: Harness;
+  before(async () => {
+    h = await Harness.start(kind, ENV);
+  });
+  after(async () => h.close());
+  // The ceiling is service-wide: each test records on a UTC day of its own.
+  beforeEach(() => h.clock.advance(DAY));
+
+  const addPack = (accountId: string, createdAt: number, status = 'active') =>
+    h.database.db
+      .insertInto('capacity_packs')
+      .values({ id: crypto.randomUUID(), account_id: accountId, status, credits: 50, visits: 10_000, visits_used: 0, created_at: createdAt, refunded_at: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+
+  test('an account records exactly its free visits of the month, then a gap says the allowance is used up', async () => {
+    const link = await linkWithKey(h);
+    const sibling = await h.createLink({ target: 'https://example.org/other' }, { key: link.key });
+    await visit(h, link.slug, 4);
+    await visit(h, sibling.body.slug, 4);
+    await h.app.visitRecorder.flush();
+    const first = await stats(h, link.id, link.key);
+    const second = await stats(h, sibling.body.id, link.key);
+    assert.equal(first.total + second.total, 5);
+    assert.equal(first.total, 4);
+    assert.deepEqual(first.gaps, []);
+    assert.equal(second.gaps.length, 1);
+    assert.equal(second.gaps[0].reason, 'allowance_used_up');
+    assert.ok(second.gaps[0].from <= h.clock.now() && second.gaps[0].to >= h.clock.now());
+    h.clock.advance(60_000);
+    await visit(h, sibling.body.slug, 2);
+    const later = await stats(h, sibling.body.id, link.key);
+    assert.equal(later.total, 1);
+    assert.equal(later.gaps.length, 1, 'a refusal soon after extends the same gap');
+    assert.equal(later.gaps[0].to, h.clock.now());
+    const usage = await new KyselyAnalyticsStore(h.database, 5).accountRecording(link.accountId, '2026-11');
+    assert.deepEqual(usage, { recordedThisMonth: 5, freeLeft: 0, packsLeft: 0 });
+  });
+
+  test('capacity packs extend recording, oldest active pack first', async () => {
+    const link = await linkWithKey(h);
+    await addPack(link.accountId, 1, 'refunded');
+    const older = await addPack(link.accountId, 2);
+    const newer = await addPack(link.accountId, 3);
+    await visit(h, link.slug, 12);
+    const body = await stats(h, link.id, link.key);
+    assert.equal(body.total, 12);
+    assert.deepEqual(body.gaps, []);
+    const packs = await h.database.db.selectFrom('capacity_packs').select(['id', 'visits_used']).where('account_id', '=', link.accountId).execute();
+    const used = Object.fromEntries(packs.map((p) => [p.id, Number(p.visits_used)]));
+    assert.equal(used[older.id], 7);
+    assert.equal(used[newer.id], 0);
+    const usage = await new KyselyAnalyticsStore(h.database, 5).accountRecording(link.accountId, '2026-11');
+    assert.deepEqual(usage, { recordedThisMonth: 12, freeLeft: 0, packsLeft: 20_000 - 7 });
+  });
+
+  test('the daily ceiling is service-wide: exactly the ceiling is recorded, then a gap says it was reached', async () => {
+    const links = [await linkWithKey(h), await linkWithKey(h), await linkWithKey(h)];
+    await Promise.all(links.map((l) => visit(h, l.slug, 5)));
+    const all = await Promise.all(links.map((l) => stats(h, l.id, l.key)));
+    assert.equal(all.reduce((n, s) => n + s.total, 0), 12);
+    for (const s of all) {
+      if (s.total === 5) assert.deepEqual(s.gaps, []);
+      else assert.deepEqual(s.gaps.map((g: { reason: string }) => g.reason), ['daily_ceiling_reached']);
+    }
+    h.clock.advance(DAY);
+    const fresh = await linkWithKey(h);
+    await visit(h, fresh.slug, 3);
+    assert.equal((await stats(h, fresh.id, fresh.key)).total, 3, 'the ceiling resets at midnight UTC');
+  });
+
+  test('two instances flushing one database at once never record more than allowed', async () => {
+    const h2 = await Harness.start(kind, ENV, h.database);
+    try {
+      for (let round = 0; round < 3; round++) {
+        h.clock.advance(DAY);
+        h2.clock.ms = h.clock.ms;
+        const links = [await linkWithKey(h), await linkWithKey(h), await linkWithKey(h)];
+        // 3 accounts x 8 visits, split over both instances: the accounts allow 15, the ceiling 12.
+        await Promise.all(links.flatMap((l) => [visit(h, l.slug, 4), visit(h2, l.slug, 4)]));
+        await Promise.all([h.app.visitRecorder.flush(), h2.app.visitRecorder.flush()]);
+        const totals = await Promise.all(links.map(async (l) => (await stats(h, l.id, l.key)).total));
+        assert.equal(totals.reduce((a, b) => a + b, 0), 12, `round ${round}: ${totals}`);
+        for (const t of totals) assert.ok(t <= 5, `round ${round}: an account recorded ${t} of 5`);
+      }
+    } finally {
+      await h2.close({ keepDatabase: true });
+    }
+  });
+
+  test('the country comes from the trusted edge header when one is configured', async () => {
+    const link = await linkWithKey(h);
+    await visit(h, link.slug, 2, { headers: { 'cf-ipcountry': 'de' } });
+    await visit(h, link.slug, 1, { headers: { 'cf-ipcountry': 'not-a-country' } });
+    await visit(h, link.slug, 1);
+    const body = await stats(h, link.id, link.key);
+    assert.deepEqual(body.countries, [
+      { country: 'DE', count: 2 },
+      { country: 'unknown', count: 2 },
+    ]);
+  });
+});

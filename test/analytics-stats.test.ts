@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { eachDatabase } from './helpers/databases.js';
+import { ALL_SCOPES, Harness } from './helpers/harness.js';
+import { linkWithKey, stats, visit } from './helpers/analytics.js';
+
+const DAY = 86_400_000;
+const STATS_FIELDS = ['countries', 'daily', 'devices', 'from', 'gaps', 'referrers', 'refreshedAt', 'to', 'total'];
+
+// Tests that move the clock run last and only forward: rate limits must never see time run backwards.
+eachDatabase('stats API', (kind) => {
+  let h: Harness;
+  before(async () => {
+    h = await Harness.start(kind);
+  });
+  after(async () => h.close());
+
+  test('stats JSON has exactly the documented fields and one daily entry per UTC day, zeros included', async () => {
+    const link = await linkWithKey(h);
+    await visit(h, link.slug, 2, { path: 'q' });
+    const body = await stats(h, link.id, link.key, '?days=7');
+    assert.deepEqual(Object.keys(body).sort(), STATS_FIELDS);
+    assert.equal(body.to, h.clock.now());
+    assert.equal(body.from, Date.UTC(2026, 10, 9));
+    assert.equal(body.refreshedAt, h.clock.now());
+    assert.equal(body.daily.length, 7);
+    assert.deepEqual(body.daily[0], { date: '2026-11-09', total: 0, s: 0, q: 0 });
+    assert.deepEqual(body.daily[6], { date: '2026-11-15', total: 2, s: 0, q: 2 });
+    // fetch sends the user agent "node": a script, so a bot.
+    assert.deepEqual(body.devices, [{ device: 'bot', count: 2 }]);
+    assert.deepEqual(body.gaps, []);
+    const defaults = await stats(h, link.id, link.key);
+    assert.equal(defaults.daily.length, 30);
+    assert.equal((await stats(h, link.id, link.key, '?days=90')).daily.length, 90);
+  });
+
+  test('referrers list the top 50 by count and sum the rest into "other"', async () => {
+    const link = await linkWithKey(h);
+    await visit(h, link.slug, 3, { headers: { referer: 'https://top.example/' } });
+    for (let i = 0; i < 55; i++) await visit(h, link.slug, 1, { headers: { referer: `https://site${String(i).padStart(2, '0')}.example/` } });
+    const body = await stats(h, link.id, link.key);
+    assert.equal(body.referrers.length, 51);
+    assert.deepEqual(body.referrers[0], { referrer: 'top.example', count: 3 });
+    assert.deepEqual(body.referrers[1], { referrer: 'site00.example', count: 1 });
+    assert.deepEqual(body.referrers[50], { referrer: 'other', count: 6 });
+  });
+
+  test('CSV has the documented header, one row per day and dimension value, and a named attachment', async () => {
+    const link = await linkWithKey(h);
+    await visit(h, link.slug, 2);
+    await h.app.visitRecorder.flush();
+    const res = await h.request('GET', `/links/${link.id}/stats?format=csv&days=3`, { key: link.key });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.equal(res.headers.get('content-disposition'), `attachment; filename="stats-${link.slug}-2026-11-13-2026-11-15.csv"`);
+    assert.deepEqual(res.text.split('\r\n'), [
+      'kind,date,dimension,value,count,gap_from,gap_to,gap_reason',
+      'visits,2026-11-15,bot,yes,2,,,',
+      'visits,2026-11-15,browser,other,2,,,',
+      'visits,2026-11-15,country,unknown,2,,,',
+      'visits,2026-11-15,device,bot,2,,,',
+      'visits,2026-11-15,referrer,direct,2,,,',
+      'visits,2026-11-15,source,s,2,,,',
+      '',
+    ]);
+  });
+
+  test('days outside 1..90 and unknown formats or parameters are 400 invalid_request', async () => {
+    const link = await linkWithKey(h);
+    for (const query of ['days=0', 'days=91', 'days=1.5', 'days=abc', 'days=-1', 'format=xml', 'format=', 'other=1']) {
+      const res = await h.request('GET', `/links/${link.id}/stats?${query}`, { key: link.key });
+      assert.equal(res.status, 400, query);
+      assert.deepEqual(res.body, { error: 'invalid_request' });
+    }
+    assert.equal((await h.request('GET', `/links/not-a-uuid/stats`, { key: link.key })).status, 400);
+  });
+
+  test('a day outside the window is not counted', async () => {
+    const link = await linkWithKey(h);
+    await visit(h, link.slug, 1);
+    await h.app.visitRecorder.flush();
+    h.clock.advance(2 * DAY);
+    const body = await stats(h, link.id, link.key, '?days=2');
+    assert.equal(body.total, 0);
+    assert.equal((await stats(h, link.id, link.key, '?days=3')).total, 1);
+  });
+
+  test('stats need analytics:read, or the trial token of that very link', async () => {
+    const link = await linkWithKey(h);
+    const noScope = await h.keyFor(link.accountId, 'links:read');
+    assert.deepEqual((await h.request('GET', `/links/${link.id}/stats`, { key: noScope })).body, { error: 'api_scope_required' });
+    assert.equal((await h.request('GET', `/links/${link.id}/stats`)).status, 401);
+    const stranger = await h.account(ALL_SCOPES);
+    assert.equal((await h.request('GET', `/links/${link.id}/stats`, { key: stranger.key })).status, 404);
+    const trial = await h.createLink({ target: 'https://example.org/trial' });
+    const headers = { 'x-service-trial-token': trial.body.trialToken };
+    await visit(h, trial.body.slug, 2);
+    await h.app.visitRecorder.flush();
+    const own = await h.request('GET', `/links/${trial.body.id}/stats`, { headers });
+    assert.equal(own.status, 200);
+    assert.equal(own.body.total, 2);
+    assert.equal((await h.request('GET', `/links/${link.id}/stats`, { headers })).status, 403);
+    h.clock.advance(8 * DAY);
+    assert.deepEqual((await h.request('GET', `/links/${trial.body.id}/stats`, { headers })).body, { error: 'link_expired' });
+  });
+
+  test('the OpenAPI document describes the stats shapes', async () => {
+    const doc = (await h.request('GET', '/openapi.json')).body;
+    const op = doc.paths['/links/{id}/stats'].get;
+    const json = op.responses['200'].content['application/json'].schema;
+    assert.deepEqual(Object.keys(json.properties).sort(), STATS_FIELDS);
+    assert.equal(json.properties.daily.items.additionalProperties, false);
+    assert.ok(op.responses['200'].content['text/csv']);
+  });
+});
