@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import zlib from 'node:zlib';
+import crypto from 'node:crypto';
 import { test } from 'node:test';
-import { parsePngLogo } from '../src/qr/png-logo.js';
+import zlib from 'node:zlib';
+import { parsePngLogo, tableCrc32 } from '../src/qr/png-logo.js';
 import { encodePng, logoDataUrlOfLength, logoPng, PNG_SIGNATURE, pngChunk as chunk, pngDataUrl } from './helpers/png.js';
 
 /** PNGs are rebuilt from chunks here, so tests can reorder, drop or corrupt them with valid CRCs. */
@@ -68,4 +69,11 @@ test('only canonical base64 after the exact lowercase prefix is accepted', () =>
 test('the data URL may be at most 700000 characters', () => {
   assert.ok(parsePngLogo(logoDataUrlOfLength(16, 699_998)));
   assert.equal(parsePngLogo(logoDataUrlOfLength(16, 700_002)), undefined);
+});
+
+test('the portable CRC-32 (for Node before 20.15) agrees with zlib', () => {
+  for (const length of [0, 1, 13, 4096]) {
+    const bytes = crypto.randomBytes(length);
+    assert.equal(tableCrc32(bytes), zlib.crc32(bytes), `${length} bytes`);
+  }
 });

@@ -1,3 +1,5 @@
+import zlib from 'node:zlib';
+
 /**
  * Checks a `logoPng` data URL without decoding pixels: the bytes must be a well-formed PNG (signature,
  * IHDR first with legal values, every chunk whole with a correct CRC, at least one IDAT, IEND last)
@@ -15,7 +17,6 @@ export interface PngLogo {
 }
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** Legal bit depths per PNG colour type (PNG spec, table 11.1). */
 const BIT_DEPTHS: Record<number, number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
 
@@ -25,19 +26,28 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   return c >>> 0;
 });
 
-function crc32(bytes: Uint8Array, start: number, end: number): number {
+/** zlib.crc32 is native (about 20× faster on a 500 KB logo) but only exists from Node 20.15. */
+const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+
+/** The portable CRC-32 of PNG (ISO 3309), for Node versions without zlib.crc32. Exported for its test. */
+export function tableCrc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
   let c = 0xffffffff;
   for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
+}
+
+function crc32(bytes: Uint8Array, start: number, end: number): number {
+  return nativeCrc32 ? nativeCrc32(bytes.subarray(start, end)) : tableCrc32(bytes, start, end);
 }
 
 /** The logo, or undefined when the data URL is not an acceptable PNG. */
 export function parsePngLogo(dataUrl: string): PngLogo | undefined {
   if (dataUrl.length > MAX_LOGO_URL_LENGTH || !dataUrl.startsWith(LOGO_PREFIX)) return undefined;
   const payload = dataUrl.slice(LOGO_PREFIX.length);
-  // Buffer.from(…, 'base64') skips invalid characters silently: only canonical base64 is accepted.
-  if (!BASE64.test(payload)) return undefined;
   const bytes = Buffer.from(payload, 'base64');
+  // Buffer.from(…, 'base64') skips invalid characters silently: only canonical base64 (the exact
+  // re-encoding of its bytes, padding included) is accepted. Faster than a regular expression too.
+  if (bytes.toString('base64') !== payload) return undefined;
   const size = pngSize(bytes);
   if (!size || size.width > MAX_LOGO_SIDE || size.height > MAX_LOGO_SIDE) return undefined;
   return { dataUrl, ...size };

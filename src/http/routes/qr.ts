@@ -37,7 +37,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
       // ever opened directly, nothing in it may run or load anything but its own embedded logo.
       return reply
         .type('image/svg+xml')
-        .header('content-security-policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'")
+        .header('content-security-policy', "default-src 'none'; img-src data:")
         .header('x-content-type-options', 'nosniff')
         .send(svg);
     },
