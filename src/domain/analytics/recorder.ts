@@ -164,7 +164,9 @@ export class VisitRecorder {
 
   private async reap(): Promise<void> {
     const now = this.o.now();
-    await this.o.store.reapSilent(now - 3 * this.o.heartbeatIntervalMs, now, this.o.instanceId);
+    // A live instance writes at least every tick and every heartbeat interval: three missed are death.
+    const silence = 3 * Math.max(this.o.heartbeatIntervalMs, this.o.flushIntervalMs);
+    await this.o.store.reapSilent(now - silence, now, this.o.instanceId);
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
