@@ -56,8 +56,8 @@ eachDatabase('recording across a crash', (kind) => {
   test('a restart after SIGKILL keeps every flushed visit and reports the lost window as a gap', async () => {
     const config = loadConfig({ DATABASE_URL: db.url });
     const run = (name: string, values: Record<string, string>) => commands[name]!.run(values, { database: db, config, now: Date.now() });
-    const account = await run('accounts create', { email: `crash-${kind}@example.test` });
-    const { key } = await run('keys create', { account: account.id, scopes: 'links:write,analytics:read,links:read' });
+    const account = (await run('accounts create', { email: `crash-${kind}@example.test` })) as { id: string };
+    const { key } = (await run('keys create', { account: account.id, scopes: 'links:write,analytics:read,links:read' })) as { key: string };
     const auth = { authorization: `Bearer ${key}` };
 
     let server = await startServer(db.url);
