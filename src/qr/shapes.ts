@@ -50,7 +50,7 @@ function squareRow(row: number, size: number, isDark: Dark, skip: (col: number) 
 /** A module whose corners are rounded where both neighbours on that corner are light (half-module radius). */
 function roundedModule(row: number, col: number, corners: [boolean, boolean, boolean, boolean]): string {
   const [tl, tr, br, bl] = corners.map((c) => (c ? 0.5 : 0)) as [number, number, number, number];
-  const arc = (r: number, dx: number, dy: number) => (r ? `a.5 .5 0 0 1 ${dx} ${dy}` : '');
+  const arc = (r: number, dx: number, dy: number) => (r ? `a.5 .5 0 0 1 ${num(dx)} ${num(dy)}` : '');
   return (
     `M${num(col + tl)} ${row}h${num(1 - tl - tr)}${arc(tr, 0.5, 0.5)}v${num(1 - tr - br)}${arc(br, -0.5, 0.5)}` +
     `h${num(br + bl - 1)}${arc(bl, -0.5, -0.5)}v${num(bl + tl - 1)}${arc(tl, 0.5, -0.5)}z`
