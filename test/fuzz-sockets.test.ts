@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, test } from 'node:test';
+import { Harness } from './helpers/harness.js';
+
+/**
+ * Hostile input below HTTP parsing: oversized and malformed heads, and clients that trickle bytes to
+ * hold sockets (slowloris). Timeouts are made small here so the cut-off is observed in well under a
+ * second; production uses the defaults of src/config.ts. No database differences are involved.
+ */
+const HEADERS_TIMEOUT_MS = 300;
+const REQUEST_TIMEOUT_MS = 600;
+
+let h: Harness;
+let port: number;
+before(async () => {
+  h = await Harness.start('sqlite', { HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
+  port = Number(new URL(h.baseUrl).port);
+});
+after(async () => h.close());
+
+interface Exchange {
+  response: string;
+  closedAfterMs: number;
+}
+
+/** Writes `first`, then `drip` every 50 ms until the server closes the socket (or 5 s pass). */
+function converse(first: string, drip?: string): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = net.connect(port, '127.0.0.1');
+    let response = '';
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`socket still open after 5 s; got ${JSON.stringify(response.slice(0, 200))}`));
+    }, 5000);
+    socket.on('connect', () => {
+      socket.write(first);
+      if (drip) timer = setInterval(() => socket.writable && socket.write(drip), 50);
+    });
+    socket.on('data', (chunk) => (response += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearInterval(timer);
+      clearTimeout(giveUp);
+      resolve({ response, closedAfterMs: Date.now() - started });
+    });
+  });
+}
+
+const statusOf = (response: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1]);
+const bodyOf = (response: string) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
+
+test('headers larger than the limit get a clean 400 invalid_request and the connection is closed', async () => {
+  const { response } = await converse(`GET /api/v1/trial HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+  assert.equal(statusOf(response), 400);
+  assert.deepEqual(bodyOf(response), { error: 'invalid_request' });
+  assert.match(response, /content-type: application\/json/i);
+});
+
+test('a request line too long for the header limit is refused the same way', async () => {
+  const { response } = await converse(`GET /s/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }]);
+});
+
+test('unparseable HTTP gets 400 invalid_request', async () => {
+  for (const garbage of ['HELLO\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'GET /api/v1/trial HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', '\u0000\u0001\u0002\r\n\r\n']) {
+    const { response } = await converse(garbage);
+    assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }], JSON.stringify(garbage));
+  }
+});
+
+test('a client trickling its headers is cut off soon after the headers timeout', async () => {
+  const { closedAfterMs, response } = await converse('GET /api/v1/trial HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n');
+  assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }]);
+  assert.ok(closedAfterMs >= HEADERS_TIMEOUT_MS - 50, `closed too early: ${closedAfterMs} ms`);
+  assert.ok(closedAfterMs < HEADERS_TIMEOUT_MS + 1000, `held for ${closedAfterMs} ms`);
+});
+
+test('a client trickling its body is cut off soon after the request timeout', async () => {
+  const head = 'POST /api/v1/links HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{';
+  const { closedAfterMs, response } = await converse(head, ' ');
+  assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }]);
+  assert.ok(closedAfterMs >= REQUEST_TIMEOUT_MS - 50, `closed too early: ${closedAfterMs} ms`);
+  assert.ok(closedAfterMs < REQUEST_TIMEOUT_MS + 1000, `held for ${closedAfterMs} ms`);
+});
+
+test('a prompt client is served normally under the same timeouts', async () => {
+  const res = await h.request('GET', '/trial');
+  assert.equal(res.status, 200);
+});
+
+test('a body over 1 MiB is 400 invalid_request', async () => {
+  const { key } = await h.account();
+  const res = await h.createLink({ target: 'https://example.org/', title: 'x'.repeat(1024 * 1024) }, { key });
+  assert.deepEqual([res.status, res.body], [400, { error: 'invalid_request' }]);
+});
