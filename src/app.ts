@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { BillingService } from './domain/billing-service.js';
 import { IdempotencyGuard } from './domain/idempotency.js';
@@ -65,6 +65,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // to X-Forwarded-For; anything further left was written by the client and could be forged.
     trustProxy: config.trustProxy ? (_address: string, hop: number) => hop < 1 : false,
     bodyLimit: 1024 * 1024,
+    // A path parameter longer than this makes the router answer 400 before any route runs. No slug or
+    // id comes near it, but a mangled short link of any length must still get the 404 page for people.
+    routerOptions: { maxParamLength: 16 * 1024 },
     // Slow or stalled clients cannot hold sockets open forever (slowloris).
     requestTimeout: config.protection.requestTimeoutMs,
     // headersTimeout and the check interval bound a client that trickles its headers; the check runs
@@ -77,7 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     connectionTimeout: 60_000,
     keepAliveTimeout: 5_000,
     // Request logging would log on the redirect hot path; errors are logged where they are handled.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors,
     clientErrorHandler,
     return503OnClosing: true,

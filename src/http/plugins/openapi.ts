@@ -28,11 +28,28 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // @fastify/swagger marks every body schema as required; a route whose body may be omitted says
+    // so with `x-body-optional`, and the document is corrected here.
+    transformObject: (documents) => {
+      const document = (documents as { openapiObject: OpenApiDocument }).openapiObject;
+      for (const operations of Object.values(document.paths ?? {})) {
+        for (const operation of Object.values(operations)) {
+          if (!operation['x-body-optional']) continue;
+          delete operation['x-body-optional'];
+          if (operation.requestBody) operation.requestBody.required = false;
+        }
+      }
+      return document as never;
+    },
     transform: ({ schema, url }) => {
       const path = url.startsWith('/api/v1') ? url.slice('/api/v1'.length) || '/' : url;
       return { schema: schema as never, url: path };
     },
   });
+}
+
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, { 'x-body-optional'?: boolean; requestBody?: { required?: boolean } }>>;
 }
 
 /** Documentation of who may call an operation, for the route's `schema`. */

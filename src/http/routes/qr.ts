@@ -26,6 +26,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
         ...access('qr:read', { trialToken: true }),
         params: UuidParams,
         body: QrBody,
+        'x-body-optional': true,
         response: { 200: QrSvg, ...errorResponses(...COMMON_ERRORS, 410) },
       },
     },
