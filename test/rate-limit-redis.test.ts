@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { eachDatabase } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
@@ -64,6 +66,62 @@ eachDatabase('rate limits shared through Redis', (kind) => {
         assert.doesNotMatch(key, /203\.0\.11/);
         assert.match(key, /^rl:test-[ab]-[0-9a-f]+:(net:[\w-]{32}|acct:[0-9a-f-]{36})$/);
       }
+    });
+  });
+
+  describe('when Redis goes away while running', { skip: redisSkip }, () => {
+    const edge = uniqueEdge('lost');
+    const sockets = new Set<net.Socket>();
+    let proxy: net.Server;
+    let port: number;
+    let h: Harness;
+    // A TCP relay in front of Redis that the test can cut and restore, as a network partition would.
+    const listen = () =>
+      new Promise<void>((resolve) => {
+        proxy = net.createServer((client) => {
+          const upstream = net.connect(Number(new URL(TEST_REDIS_URL).port || 6379), new URL(TEST_REDIS_URL).hostname);
+          for (const s of [client, upstream]) {
+            sockets.add(s);
+            s.on('error', () => {}).on('close', () => sockets.delete(s));
+          }
+          client.pipe(upstream).pipe(client);
+        });
+        proxy.listen(port, '127.0.0.1', () => resolve());
+      });
+    const cut = async () => {
+      await new Promise<void>((resolve) => {
+        proxy.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+    };
+    before(async () => {
+      port = 0;
+      await listen();
+      port = (proxy.address() as net.AddressInfo).port;
+      h = await Harness.start(kind, { ...LIMITS, REDIS_URL: `redis://127.0.0.1:${port}`, EDGE_LOCATION: edge });
+    });
+    after(async () => {
+      await h.close();
+      await cut().catch(() => {});
+    });
+
+    test('requests keep being answered and limited in memory, and counting returns to Redis with it', async () => {
+      const ip = '203.0.113.13';
+      for (let i = 0; i < 5; i++) assert.equal((await h.request('GET', '/trial', from(ip))).status, 200);
+      assert.equal((await keysOf([edge])).length, 1, 'counted in Redis');
+      await cut();
+      const started = Date.now();
+      for (let i = 0; i < 20; i++) assert.equal((await h.request('GET', '/trial', from(ip))).status, 200, `outage request ${i + 1}`);
+      assert.equal((await h.request('GET', '/trial', from(ip))).status, 429, 'still limited, in memory');
+      assert.ok(Date.now() - started < 2000, 'no request waited for Redis');
+      await listen();
+      const other = '203.0.113.14';
+      const deadline = Date.now() + 5000;
+      while ((await keysOf([edge])).length < 2 && Date.now() < deadline) {
+        await h.request('GET', '/trial', from(other));
+        await sleep(100);
+      }
+      assert.equal((await keysOf([edge])).length, 2, 'counting in Redis again');
     });
   });
 

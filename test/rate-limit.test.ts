@@ -82,6 +82,7 @@ eachDatabase('API rate limits', (kind) => {
     for (let i = 0; i < 20; i++) {
       const res = await h.request('GET', '/links', { key: 'shl_live_nonsense', ...from(ip) });
       assert.equal(res.status, 401);
+      assert.equal(res.headers.get('ratelimit'), `"network";r=${19 - i};t=${3 * (i + 1)}`, 'errors carry the fields too');
     }
     assert.equal((await h.request('GET', '/links', { key: 'shl_live_nonsense', ...from(ip) })).status, 429);
     const doc = await h.request('GET', '/openapi.json', from(ip));
