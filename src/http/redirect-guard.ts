@@ -35,7 +35,8 @@ export class RedirectGuard {
       return true;
     }
     // IPv4 (the common case) is its own network: skip parsing. IPv6 is folded to its /64.
-    const ip = request.ip;
+    // request.ip is undefined once the client's socket is gone; such a request is not worth a 503.
+    const ip = request.ip ?? '';
     const backlog = this.table.take(ip.includes(':') ? networkOf(ip) : ip, this.now(), limit);
     if (backlog > 0) return false;
     void sendError(reply, 'rate_limited', Math.ceil(decision(false, -backlog, limit).retryAfterMs / 1000));
