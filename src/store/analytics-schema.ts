@@ -12,6 +12,7 @@ export interface VisitRollupTable {
 
 export interface VisitJournalTable {
   id: string;
+  bucket: number;
   created_at: number;
   /** Encoded VisitCount[] (see journal.ts). */
   entries: string;

@@ -2,9 +2,12 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AnalyticsDB } from './analytics-schema.js';
 import { decodeJournal } from './journal.js';
 
-/** Journal rows folded per transaction, and rows per statement (SQLite allows 500 compound SELECTs). */
-const JOURNALS_PER_PASS = 50;
-const ROWS_PER_STATEMENT = 400;
+/**
+ * Journal rows folded per transaction, and rows per statement (SQLite allows 500 compound SELECTs;
+ * small statements keep each synchronous SQLite call around a millisecond).
+ */
+const JOURNALS_PER_PASS = 20;
+const ROWS_PER_STATEMENT = 200;
 
 /** better-sqlite3 runs each statement synchronously: yielding between them lets redirects be served. */
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -16,35 +19,42 @@ const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export async function rollUp(db: Kysely<AnalyticsDB>, now: number): Promise<number> {
   let total = 0;
-  for (;;) {
-    const { visits, more } = await db.transaction().execute((tx) => pass(tx, now));
-    total += visits;
-    if (!more) return total;
-    await breathe();
+  const buckets = await db.selectFrom('visit_journal').select('bucket').distinct().execute();
+  for (const { bucket } of buckets) {
+    for (;;) {
+      const { visits, more } = await db.transaction().execute((tx) => pass(tx, Number(bucket)));
+      total += visits;
+      await breathe();
+      if (!more) break;
+    }
   }
-}
-
-async function pass(tx: Transaction<AnalyticsDB>, now: number): Promise<{ visits: number; more: boolean }> {
-  await tx
+  await db
     .insertInto('analytics_state')
     .values({ name: 'rolled_up_at', value: now })
     .onConflict((oc) => oc.column('name').doUpdateSet({ value: now }))
     .execute();
-  const journals = await tx.selectFrom('visit_journal').select(['id', 'entries']).limit(JOURNALS_PER_PASS).execute();
+  return total;
+}
+
+async function pass(tx: Transaction<AnalyticsDB>, bucket: number): Promise<{ visits: number; more: boolean }> {
+  // Locking the state row first makes concurrent passes of several instances take turns.
+  await tx.insertInto('analytics_state').values({ name: 'roll_up_lock', value: 0 }).onConflict((oc) => oc.column('name').doUpdateSet({ value: 0 })).execute();
+  const journals = await tx.selectFrom('visit_journal').select(['id', 'entries']).where('bucket', '=', bucket).limit(JOURNALS_PER_PASS).execute();
   if (journals.length === 0) return { visits: 0, more: false };
-  const rollups = new Map<string, number>();
+  // Nested maps keyed by strings the journal already holds: no key is built per count and dimension.
+  const rollups = new Map<string, Map<string, Map<string, number>>>();
   const perLink = new Map<string, number>();
   let visits = 0;
   for (const journal of journals) {
     for (const c of decodeJournal(journal.entries)) {
       visits += c.count;
       perLink.set(c.linkId, (perLink.get(c.linkId) ?? 0) + c.count);
-      const values = [c.source, c.country, c.device, c.browser, c.referrer, c.bot ? 'yes' : 'no'];
-      const dims = ['source', 'country', 'device', 'browser', 'referrer', 'bot'];
-      for (let i = 0; i < dims.length; i++) {
-        const key = `${c.linkId}\u0000${dims[i]}\u0000${c.day}\u0000${values[i]}`;
-        rollups.set(key, (rollups.get(key) ?? 0) + c.count);
-      }
+      let days = rollups.get(c.linkId);
+      if (!days) rollups.set(c.linkId, (days = new Map()));
+      let values = days.get(c.day);
+      if (!values) days.set(c.day, (values = new Map()));
+      const keys = [`s\u0000${c.source}`, `c\u0000${c.country}`, `d\u0000${c.device}`, `b\u0000${c.browser}`, `r\u0000${c.referrer}`, c.bot ? 'x\u0000yes' : 'x\u0000no'];
+      for (const key of keys) values.set(key, (values.get(key) ?? 0) + c.count);
     }
   }
   await upsertRollups(tx, rollups);
@@ -54,11 +64,15 @@ async function pass(tx: Transaction<AnalyticsDB>, now: number): Promise<{ visits
   return { visits, more: journals.length === JOURNALS_PER_PASS };
 }
 
-async function upsertRollups(tx: Transaction<AnalyticsDB>, rollups: Map<string, number>): Promise<void> {
-  const rows = [...rollups].map(([key, count]) => {
-    const [link_id, dimension, day, value] = key.split('\u0000') as [string, string, string, string];
-    return { link_id, dimension, day, value, count };
-  });
+const DIMENSION_OF: Record<string, string> = { s: 'source', c: 'country', d: 'device', b: 'browser', r: 'referrer', x: 'bot' };
+
+async function upsertRollups(tx: Transaction<AnalyticsDB>, rollups: Map<string, Map<string, Map<string, number>>>): Promise<void> {
+  const rows: { link_id: string; dimension: string; day: string; value: string; count: number }[] = [];
+  for (const [link_id, days] of rollups) {
+    for (const [day, values] of days) {
+      for (const [key, count] of values) rows.push({ link_id, dimension: DIMENSION_OF[key[0]!]!, day, value: key.slice(2), count });
+    }
+  }
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
     await tx
       .insertInto('visit_rollups')

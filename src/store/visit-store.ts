@@ -4,7 +4,7 @@ import { allocate, groupSorted, sum } from '../domain/analytics/allocation.js';
 import type { FlushBatch, FlushResult, Shortfall, VisitCount, VisitStore } from '../domain/analytics/ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database, Dialect } from './database.js';
-import { encodeJournal } from './journal.js';
+import { bucketOf, encodeJournal } from './journal.js';
 import { rollUp } from './rollup.js';
 import { grantAccount, grantDay, returnDay } from './visit-allowance.js';
 
@@ -28,11 +28,11 @@ export class KyselyVisitStore implements VisitStore {
   flush(batch: FlushBatch): Promise<FlushResult> {
     return this.db.transaction().execute(async (tx) => {
       const { kept, shortfalls } = await this.grant(tx, batch);
-      for (let i = 0; i < kept.length; i += JOURNAL_CHUNK) {
-        await tx
-          .insertInto('visit_journal')
-          .values({ id: crypto.randomUUID(), created_at: batch.now, entries: encodeJournal(kept.slice(i, i + JOURNAL_CHUNK)) })
-          .execute();
+      for (const [bucket, counts] of groupSorted(kept, (c) => String(bucketOf(c.linkId)))) {
+        for (let i = 0; i < counts.length; i += JOURNAL_CHUNK) {
+          const entries = encodeJournal(counts.slice(i, i + JOURNAL_CHUNK));
+          await tx.insertInto('visit_journal').values({ id: crypto.randomUUID(), bucket: Number(bucket), created_at: batch.now, entries }).execute();
+        }
       }
       for (const gap of [...shortfalls, ...batch.dropped]) await addGap(tx, gap);
       await beat(tx, batch.instanceId, batch.startedAt, batch.now);

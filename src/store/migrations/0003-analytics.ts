@@ -20,9 +20,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('visit_journal')
     .addColumn('id', 'text', (c) => c.primaryKey())
+    // Links are spread over buckets by id, so a roll-up pass folds one bucket: a short transaction.
+    .addColumn('bucket', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('entries', 'text', (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('visit_journal_bucket').on('visit_journal').column('bucket').execute();
   // Service-wide recorded visits per UTC day, against TRACKING_DAILY_LIMIT. last_grant is scratch space
   // so one guarded UPDATE can both cap the counter and say how much it granted.
   await db.schema

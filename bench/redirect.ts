@@ -1,0 +1,149 @@
+/**
+ * npm run bench:redirect — the redirect hot path with visit recording, against bare node:http.
+ *
+ * Starts the service on SQLite with 10,000 links and drives random /s/ and /q/ slugs with varied user
+ * agents, referrers and edge country headers at 64 connections; the server is pinned to core 0 and
+ * the load generator to core 1 (taskset). The same load hits a bare node:http server answering the
+ * same redirects from a Map. Load comes from wrk when installed (`apt-get install -y wrk`), else from
+ * autocannon. A last phase sends an exact number of requests (autocannon `amount`) and checks that
+ * visits recorded equal redirects served, after a graceful stop flushed the last batch.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { recordedVisits, seedLinks } from './redirect/seed.js';
+
+const LINKS = 10_000;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const EXACT_REQUESTS = Number(process.env.BENCH_EXACT_REQUESTS ?? 300_000);
+const SERVER_CORE = '0';
+const LOAD_CORE = '1';
+const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
+const hasTaskset = spawnSync('taskset', ['--version']).error === undefined;
+const pinned = (core: string, command: string[]) => (hasTaskset ? ['taskset', '-c', core, ...command] : command);
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Server CPU time per request (µs): robust to other load on the machine, unlike requests/s. */
+  cpuUs?: number;
+}
+
+/** utime + stime of a process, in milliseconds (Linux clock ticks are 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function measure(pid: number, run: () => Figures): Figures {
+  const before = cpuMs(pid);
+  const figures = run();
+  return { ...figures, cpuUs: ((cpuMs(pid) - before) * 1000) / figures.requests };
+}
+
+function start(command: string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+async function waitUntilUp(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await fetch(url).catch(() => undefined)) !== undefined) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+
+/** wrk's latency lines read like "50%  612.00us" or "99%    2.10ms". */
+function wrkMs(text: string, percentile: string): number {
+  const match = new RegExp(`^\\s*${percentile}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(text);
+  if (!match) return NaN;
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}
+
+function load(base: string, slugFile: string, seconds: number): Figures {
+  if (hasWrk) {
+    const args = pinned(LOAD_CORE, ['wrk', '-t1', '-c64', `-d${seconds}s`, '--latency', '-s', path.join(import.meta.dirname, 'redirect/wrk.lua'), base]);
+    const run = spawnSync(args[0]!, args.slice(1), { env: { ...process.env, SLUGS_FILE: slugFile }, encoding: 'utf8' });
+    const out = run.stdout;
+    if (/Non-2xx or 3xx responses/.test(out)) throw new Error(`unexpected statuses:\n${out}`);
+    return {
+      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+      p50: wrkMs(out, '50'),
+      p99: wrkMs(out, '99'),
+      requests: Number(/(\d+) requests in/.exec(out)?.[1]),
+    };
+  }
+  return autocannon(base, slugFile, 'duration', seconds);
+}
+
+function autocannon(base: string, slugFile: string, mode: 'amount' | 'duration', value: number) {
+  const args = pinned(LOAD_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/autocannon-load.ts'), base, slugFile, mode, String(value)]);
+  const run = spawnSync(args[0]!, args.slice(1), { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+  return { ...result, rps: result.rps, p50: result.p50, p99: result.p99, requests: result.requests } as Figures & { redirects: number; errors: number };
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redirect-'));
+  const databaseUrl = `sqlite:${path.join(dir, 'bench.db')}`;
+  const slugFile = path.join(dir, 'slugs.txt');
+  fs.writeFileSync(slugFile, (await seedLinks(databaseUrl, LINKS)).join('\n'));
+  const generator = hasWrk ? 'wrk 1 thread' : 'autocannon (install wrk for a lighter load generator: apt-get install -y wrk)';
+  console.log(`${LINKS} links, 64 connections, ${SECONDS}s per run, load: ${generator}, taskset: ${hasTaskset}`);
+
+  const bare = start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/bare-server.ts'), slugFile, '3901']));
+  await waitUntilUp('http://127.0.0.1:3901/s/x');
+  load('http://127.0.0.1:3901', slugFile, 3);
+  const baseline = measure(bare.pid!, () => load('http://127.0.0.1:3901', slugFile, SECONDS));
+  await stop(bare);
+
+  const env = {
+    DATABASE_URL: databaseUrl,
+    PORT: '3902',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    COUNTRY_HEADER: 'cf-ipcountry',
+    // Allowances raised so that every visit may be recorded; the load comes from one address.
+    FREE_VISITS_PER_MONTH: '1000000000',
+    TRACKING_DAILY_LIMIT: '1000000000',
+    REDIRECT_FLOOD_PER_MINUTE: '100000000',
+  };
+  const serviceCommand = pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', 'src/server.ts']);
+  let service = start(serviceCommand, env);
+  await waitUntilUp('http://127.0.0.1:3902/health');
+  const warm = load('http://127.0.0.1:3902', slugFile, 5);
+  const measured = measure(service.pid!, () => load('http://127.0.0.1:3902', slugFile, SECONDS));
+  const code = await stop(service);
+  const afterTimed = await recordedVisits(databaseUrl);
+  const timedServed = warm.requests + measured.requests;
+
+  service = start(serviceCommand, env);
+  await waitUntilUp('http://127.0.0.1:3902/health');
+  const exact = autocannon('http://127.0.0.1:3902', slugFile, 'amount', EXACT_REQUESTS);
+  const exactCode = await stop(service);
+  const recordedExact = (await recordedVisits(databaseUrl)) - afterTimed;
+
+  const fmt = (f: Figures) =>
+    `${Math.round(f.rps).toLocaleString('en')} req/s, p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms` +
+    (f.cpuUs === undefined ? '' : `, ${f.cpuUs.toFixed(1)} µs server CPU per request`);
+  console.log(`bare node:http          ${fmt(baseline)}`);
+  console.log(`service (recording)     ${fmt(measured)}`);
+  console.log(`ratio: ${((100 * measured.rps) / baseline.rps).toFixed(1)}% of bare by requests/s, ${((100 * baseline.cpuUs!) / measured.cpuUs!).toFixed(1)}% by CPU per request`);
+  console.log(`load average during the run: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (other processes skew requests/s)`);
+  console.log(`timed runs: ${timedServed} redirects completed by the load generator, ${afterTimed} visits recorded (the generator does not count requests in flight when it stops: up to 64 per run); exit ${code}`);
+  console.log(`exact run: ${exact.redirects} redirects served of ${EXACT_REQUESTS} sent (${exact.errors} errors), ${recordedExact} visits recorded; ${fmt(exact)} (autocannon); exit ${exactCode}`);
+  console.log(recordedExact === exact.redirects && exact.redirects === EXACT_REQUESTS ? 'visits recorded = redirects served' : 'MISMATCH: visits lost or extra');
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+await main();
