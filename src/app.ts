@@ -83,7 +83,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors,
     clientErrorHandler,
-    return503OnClosing: true,
+    // Fastify's drain-time 503 has its own body, not {"error": value}; a request that reaches a route
+    // during the drain (pipelined on an open connection) is served instead, with Connection: close.
+    return503OnClosing: false,
   });
   app.setValidatorCompiler(validators());
   installErrorHandling(app);

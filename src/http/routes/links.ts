@@ -16,7 +16,7 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       schema: {
         tags,
         summary: 'Create a link (no Authorization header: a seven-day trial link)',
-        ...access('links:write'),
+        ...access('links:write', { anonymous: true }),
         headers: IdempotencyHeaders,
         body: CreateLinkBody,
         response: { 200: LinkCreated, ...errorResponses(...COMMON_ERRORS) },
