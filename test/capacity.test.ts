@@ -82,6 +82,7 @@ eachDatabase('recording-capacity packs and reservations', (kind) => {
     const { key, accountId } = await h.account();
     await h.cli('credits grant', { account: accountId, credits: '100' });
     const a = (await buy(key)).body.id;
+    h.clock.advance(1);
     const b = (await buy(key)).body.id;
     const listed = await h.cli('packs list', { account: accountId });
     assert.deepEqual(listed.packs.map((p: { id: string }) => p.id), [a, b]);
