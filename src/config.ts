@@ -65,6 +65,9 @@ export const API_CONSTANTS = Object.freeze({
 
 type Env = Record<string, string | undefined>;
 
+/** pino's levels: any other value would make the logger throw at boot, outside this one error. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 export class ConfigError extends Error {}
 
 export function loadConfig(env: Env = process.env): Config {
@@ -72,7 +75,8 @@ export function loadConfig(env: Env = process.env): Config {
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
+    // Decimal digits only: Number() would also take " 80", "0x50" or "1e3".
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
       problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
       return fallback;
@@ -82,14 +86,17 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int('PORT', 3000, 0, 65535);
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/shortlinks.db';
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
-    problems.push(`DATABASE_URL must be sqlite:<path> or postgres://… (got "${databaseUrl}")`);
+    // The value is not echoed: a mistyped postgres URL still carries its password.
+    problems.push('DATABASE_URL must be sqlite:<path> or postgres://…');
   }
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   if (!isHttpOrigin(publicUrl)) problems.push(`PUBLIC_URL must be an http(s) origin (got "${publicUrl}")`);
   const trustProxy = env.TRUST_PROXY ?? '';
   if (!['', '0', '1'].includes(trustProxy)) problems.push(`TRUST_PROXY must be 1 or 0 (got "${trustProxy}")`);
   const redisUrl = env.REDIS_URL || undefined;
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push(`REDIS_URL must be redis://… (got "${redisUrl}")`);
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must be redis://… or rediss://…');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   const config: Config = {
     port,
     host: env.HOST || '0.0.0.0',
@@ -98,7 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy === '1',
     edgeLocation: env.EDGE_LOCATION || 'local',
     redisUrl,
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel,
     limits: Object.freeze({
       rateLimitPerIp: int('RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
       rateLimitPerAccount: int('RATE_LIMIT_PER_ACCOUNT', 30, 1, 1_000_000),

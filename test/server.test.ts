@@ -280,15 +280,29 @@ describe('the server process', () => {
   });
 });
 
-test('a bad environment variable stops the server at once with a non-zero exit naming each variable', async () => {
+test('bad environment variables stop the server at once: non-zero exit, every variable named in one message, no stack', async () => {
   const { url, drop } = await freshDatabaseUrl('sqlite');
+  const secretUrl = 'postgres:/admin:s3cret-pass@db.internal/shortlinks';
   try {
-    const server = spawnServer({ PORT: 'abc', TRUST_PROXY: 'yes', DATABASE_URL: url });
-    const { code } = await server.exited;
-    assert.notEqual(code, 0);
-    assert.match(server.output(), /PORT/);
-    assert.match(server.output(), /TRUST_PROXY/);
-    assert.doesNotMatch(server.output(), /listening/i);
+    const cases: [Record<string, string>, RegExp[]][] = [
+      [{ PORT: 'abc', DATABASE_URL: url }, [/PORT/]],
+      [{ PORT: '0x50', TRUST_PROXY: 'yes', LOG_LEVEL: 'verbose', DATABASE_URL: url }, [/PORT/, /TRUST_PROXY/, /LOG_LEVEL/]],
+      [{ PORT: '3000', RATE_LIMIT_PER_IP: '1e3', DATABASE_URL: secretUrl }, [/RATE_LIMIT_PER_IP/, /DATABASE_URL/]],
+    ];
+    const results = await Promise.all(
+      cases.map(async ([env]) => {
+        const server = spawnServer(env);
+        return { ...(await server.exited), output: server.output() };
+      }),
+    );
+    cases.forEach(([env, names], i) => {
+      const { code, output } = results[i]!;
+      assert.notEqual(code, 0, JSON.stringify(env));
+      for (const name of names) assert.match(output, name, output);
+      assert.doesNotMatch(output, /listening/i);
+      assert.doesNotMatch(output, /^\s+at /m, 'a configuration error is a message, not a stack trace');
+      assert.equal(output.includes('s3cret-pass'), false, 'a mistyped DATABASE_URL is not echoed with its password');
+    });
   } finally {
     await drop();
   }
