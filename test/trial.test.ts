@@ -170,6 +170,22 @@ eachDatabase('no-key trial', (kind) => {
     }
   });
 
+  test('a trialToken sent as a Bearer key is 401 api_key_invalid', async () => {
+    const link = await trial(ipv4());
+    const res = await h.request('GET', `/links/${link.body.id}`, { headers: { authorization: `Bearer ${link.body.trialToken}` } });
+    expectError(res, 401, 'api_key_invalid');
+  });
+
+  test('a trialToken on POST /links is ignored: the creation is a new trial link of the caller’s network', async () => {
+    const ip = ipv4();
+    const first = await trial(ip);
+    const second = await h.createLink({ target: 'https://example.org/again' }, { headers: { ...from(ip), 'x-service-trial-token': first.body.trialToken } });
+    assert.equal(second.status, 200, second.text);
+    assert.equal(second.body.trial, true);
+    assert.notEqual(second.body.id, first.body.id);
+    assert.equal((await allowance(ip)).body.remaining, 1);
+  });
+
   test('a trialToken does not open GET /links or PATCH: both are 401 without a key', async () => {
     const link = await trial(ipv4());
     const headers = { 'x-service-trial-token': link.body.trialToken };
