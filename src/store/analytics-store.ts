@@ -66,9 +66,11 @@ export class KyselyAnalyticsStore implements StatsStore {
     return rows.map((r) => ({ from: Number(r.from_ms), to: Number(r.to_ms), reason: r.reason as GapReason }));
   }
 
-  async refreshedAt(): Promise<number | undefined> {
-    const row = await this.db.selectFrom('analytics_state').select('value').where('name', '=', 'rolled_up_at').executeTakeFirst();
-    return row ? Number(row.value) : undefined;
+  async freshness(): Promise<{ refreshedAt: number | undefined; generation: number }> {
+    const rows = await this.db.selectFrom('analytics_state').select(['name', 'value']).where('name', 'in', ['rolled_up_at', 'generation']).execute();
+    const value = (name: string) => rows.find((r) => r.name === name)?.value;
+    const refreshedAt = value('rolled_up_at');
+    return { refreshedAt: refreshedAt === undefined ? undefined : Number(refreshedAt), generation: Number(value('generation') ?? 0) };
   }
 
   /** For the usage endpoint: visits recorded this UTC month, free visits left, unused pack visits. */

@@ -33,6 +33,13 @@ export async function rollUp(db: Kysely<AnalyticsDB>, now: number): Promise<numb
     .values({ name: 'rolled_up_at', value: now })
     .onConflict((oc) => oc.column('name').doUpdateSet({ value: now }))
     .execute();
+  if (total > 0) {
+    await db
+      .insertInto('analytics_state')
+      .values({ name: 'generation', value: 1 })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ value: sql<number>`analytics_state.value + 1` }))
+      .execute();
+  }
   return total;
 }
 

@@ -90,6 +90,9 @@ export interface StatsStore {
   rows(linkId: string, fromDay: string, toDay: string): Promise<RollupRow[]>;
   /** Gaps of this link, and service-wide gaps after it was created, overlapping [from, to]. */
   gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]>;
-  /** When the rollups were last brought up to date, or undefined before the first roll-up. */
-  refreshedAt(): Promise<number | undefined>;
+  /**
+   * When the rollups were last brought up to date (undefined before the first roll-up), and a number
+   * that changes whenever a roll-up changed any count (so computed stats can be reused until then).
+   */
+  freshness(): Promise<{ refreshedAt: number | undefined; generation: number }>;
 }

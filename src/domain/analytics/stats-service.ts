@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { LinkService } from '../link-service.js';
 import type { Principal } from '../principal.js';
 import { utcDay, type Clock } from '../time.js';
@@ -36,31 +37,46 @@ function windowOf(now: number, days: number) {
 /** Sorted by count (descending), then by value so equal counts come out in a stable order. */
 const byCount = (a: RollupRow, b: RollupRow) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
 
+type Counts = Pick<StatsResult, 'total' | 'daily' | 'countries' | 'devices' | 'referrers'>;
+
 export class StatsService {
+  /**
+   * Counts change only when a roll-up runs (every ANALYTICS_ROLLUP_INTERVAL_MS, on any instance), so
+   * computed counts are reused until the roll-up generation moves: a dashboard polling a popular link
+   * costs two small queries, not a scan of ninety days of rollups.
+   */
+  private readonly computed = new LRUCache<string, { generation: number; counts: Counts }>({ max: 500 });
+
   constructor(private readonly deps: { links: LinkService; store: StatsStore; now: Clock }) {}
 
   async json(principal: Principal, linkId: string, days: number): Promise<StatsResult> {
     const link = await this.deps.links.access(principal, linkId, 'analytics:read');
     const w = windowOf(this.deps.now(), days);
-    const { store } = this.deps;
-    const [sources, totals, gaps, refreshedAt] = await Promise.all([
-      store.daily(link.id, 'source', w.fromDay, w.toDay),
-      store.totals(link.id, ['country', 'device', 'referrer'], w.fromDay, w.toDay),
-      store.gaps(link.id, w.from, w.to, link.createdAt),
-      store.refreshedAt(),
+    const [gaps, fresh] = await Promise.all([this.deps.store.gaps(link.id, w.from, w.to, link.createdAt), this.deps.store.freshness()]);
+    const key = `${link.id}|${w.fromDay}|${w.toDay}`;
+    let known = this.computed.get(key);
+    if (known?.generation !== fresh.generation) {
+      known = { generation: fresh.generation, counts: await this.counts(link.id, w.from, days) };
+      this.computed.set(key, known);
+    }
+    return { from: w.from, to: w.to, refreshedAt: fresh.refreshedAt ?? w.to, ...known.counts, gaps };
+  }
+
+  private async counts(linkId: string, from: number, days: number): Promise<Counts> {
+    const fromDay = utcDay(from);
+    const toDay = utcDay(from + (days - 1) * DAY_MS);
+    const [sources, totals] = await Promise.all([
+      this.deps.store.daily(linkId, 'source', fromDay, toDay),
+      this.deps.store.totals(linkId, ['country', 'device', 'referrer'], fromDay, toDay),
     ]);
-    const daily = dailySeries(w.from, days, sources);
+    const daily = dailySeries(from, days, sources);
     const of = (dimension: string) => totals.filter((r) => r.dimension === dimension).sort(byCount);
     return {
-      from: w.from,
-      to: w.to,
-      refreshedAt: refreshedAt ?? w.to,
       total: daily.reduce((n, d) => n + d.total, 0),
       daily,
       countries: of('country').map((r) => ({ country: r.value, count: r.count })),
       devices: of('device').map((r) => ({ device: r.value as DeviceClass, count: r.count })),
       referrers: topReferrers(of('referrer')),
-      gaps,
     };
   }
 
