@@ -52,7 +52,24 @@ function validators() {
   const options = { strict: false, useDefaults: true, removeAdditional: false, allErrors: false } as const;
   const body = addFormats(new Ajv({ ...options, coerceTypes: false }));
   const text = addFormats(new Ajv({ ...options, coerceTypes: true }));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    httpPart === 'body' ? body.compile(schema) : decimalIntegers(schema, text.compile(schema));
+}
+
+/**
+ * Ajv coerces any text JavaScript reads as a number: "1e3", "0x10", even " " (as 0). An integer in a
+ * query string or path must be written in decimal digits; anything else is 400 like any bad input.
+ */
+function decimalIntegers(schema: object, validate: (data: unknown) => boolean) {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const integers = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
+  if (integers.length === 0) return validate;
+  return (data: unknown) => {
+    const values = (data ?? {}) as Record<string, unknown>;
+    const bad = integers.find((name) => typeof values[name] === 'string' && !/^-?\d+$/.test(values[name] as string));
+    if (bad !== undefined) return { error: Object.assign(new Error(`${bad} must be an integer`), { statusCode: 400 }) };
+    return validate(data) ? true : { error: Object.assign(new Error('invalid request'), { statusCode: 400, validation: (validate as { errors?: unknown }).errors }) };
+  };
 }
 
 /** Builds the whole application on an open database. Never listens: src/server.ts does that. */

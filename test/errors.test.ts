@@ -161,6 +161,11 @@ describe('malformed requests (sqlite)', () => {
       '?offset=1.5',
       '?offset=abc',
       '?offset=',
+      '?offset=%20',
+      '?offset=1e3',
+      '?offset=0x10',
+      '?offset=1.0',
+      '?offset=+5',
       '?offset=1&offset=2',
       `?search=${'x'.repeat(101)}`,
       `?search=${'é'.repeat(101)}`,
@@ -168,7 +173,7 @@ describe('malformed requests (sqlite)', () => {
     for (const query of bad) {
       assertError(await raw(h.baseUrl, 'GET', `/api/v1/links${query}`, { authorization: `Bearer ${key}` }), 400, 'invalid_request', query.slice(0, 30));
     }
-    for (const query of ['?offset=0', '?offset=100000', `?search=${'x'.repeat(100)}`, '?offset=3&search=errors']) {
+    for (const query of ['?offset=0', '?offset=100000', '?offset=007', `?search=${'x'.repeat(100)}`, '?offset=3&search=errors']) {
       assert.equal((await raw(h.baseUrl, 'GET', `/api/v1/links${query}`, { authorization: `Bearer ${key}` })).status, 200, query.slice(0, 30));
     }
   });
