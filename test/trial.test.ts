@@ -220,6 +220,18 @@ eachDatabase('no-key trial', (kind) => {
     assert.equal(read.status, 200);
   });
 
+  test('a trial replay is answered even after the network has used its three links', async () => {
+    const ip = ipv4();
+    const idem = crypto.randomUUID();
+    const first = await trial(ip, { target: 'https://example.org/keep' }, idem);
+    assert.equal(first.status, 200);
+    for (let i = 0; i < 2; i++) assert.equal((await trial(ip)).status, 200);
+    expectError(await trial(ip), 429, 'rate_limited');
+    const replay = await trial(ip, { target: 'https://example.org/keep' }, idem);
+    assert.equal(replay.status, 200, replay.text);
+    assert.deepEqual(replay.body, first.body);
+  });
+
   test('a trial replay with another payload is 409 request_conflict and creates nothing', async () => {
     const ip = ipv4();
     const idem = crypto.randomUUID();
