@@ -85,7 +85,7 @@ async function upsertRollups(tx: Transaction<AnalyticsDB>, rollups: Map<string, 
       .insertInto('visit_rollups')
       .values(rows.slice(i, i + ROWS_PER_STATEMENT))
       .onConflict((oc) =>
-        oc.columns(['link_id', 'dimension', 'day', 'value']).doUpdateSet({ count: sql<number>`visit_rollups.count + excluded.count` }),
+        oc.columns(['link_id', 'dimension', 'value', 'day']).doUpdateSet({ count: sql<number>`visit_rollups.count + excluded.count` }),
       )
       .execute();
     await breathe();
