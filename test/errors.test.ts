@@ -266,3 +266,35 @@ eachDatabase('credentials and scopes', (kind) => {
     assert.deepEqual([read.status, read.body.version, read.body.title], [200, 1, ''], 'the refused PATCH changed nothing');
   });
 });
+
+eachDatabase('text the databases cannot both hold', (kind) => {
+  let h: Harness;
+  let key: string;
+  before(async () => {
+    h = await Harness.start(kind);
+    key = (await h.account()).key;
+  });
+  after(async () => h.close());
+
+  const json = (method: string, path: string, body: unknown, auth = true) =>
+    raw(h.baseUrl, method, path, { ...(auth ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, JSON.stringify(body));
+
+  test('a NUL character in title, tags, target or search is 400 invalid_request on both databases, never a storage error', async () => {
+    for (const body of [
+      { target: 'https://example.org/', title: 'a\u0000b' },
+      { target: 'https://example.org/', tags: '\u0000' },
+      { target: 'https://example.org/\u0000' },
+    ]) {
+      assertError(await json('POST', '/api/v1/links', body), 400, 'invalid_request', JSON.stringify(body));
+    }
+    assertError(await json('POST', '/api/v1/links', { target: 'https://example.org/', title: '\u0000' }, false), 400, 'invalid_request', 'trial');
+    const link = await h.createLink(LINK, { key });
+    assertError(await json('PATCH', `/api/v1/links/${link.body.id}`, { version: 1, title: 'x\u0000' }), 400, 'invalid_request', 'PATCH');
+    assertError(await raw(h.baseUrl, 'GET', '/api/v1/links?search=%00', { authorization: `Bearer ${key}` }), 400, 'invalid_request', 'search');
+    const read = await h.request('GET', `/links/${link.body.id}`, { key });
+    assert.equal(read.body.version, 1);
+    // The escaped form is ordinary text.
+    const encoded = await h.createLink({ target: 'https://example.org/%00', title: '\\u0000' }, { key });
+    assert.equal(encoded.status, 200, encoded.text);
+  });
+});

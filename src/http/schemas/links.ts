@@ -5,6 +5,13 @@ import { StringEnum } from './common.js';
 
 export const LinkStatusSchema = StringEnum(['active', 'paused', 'suspended', 'deleted'] as const);
 
+/**
+ * PostgreSQL text cannot hold U+0000 (SQLite can): refused in every free-text input, so both databases
+ * agree and a NUL is a 400 rather than a storage error.
+ */
+const NO_NUL = '^[^\\u0000]*$';
+const text = (maxLength: number) => Type.String({ maxLength, pattern: NO_NUL });
+
 const linkProperties = {
   id: Type.String({ format: 'uuid' }),
   slug: Type.String(),
@@ -35,8 +42,8 @@ export const CreateLinkBody = Type.Object(
   {
     target: Type.String({ format: 'uri', maxLength: MAX_TARGET_LENGTH }),
     alias: Type.Optional(Type.String({ maxLength: 40, pattern: ALIAS_PATTERN })),
-    title: Type.Optional(Type.String({ maxLength: 100 })),
-    tags: Type.Optional(Type.String({ maxLength: 160 })),
+    title: Type.Optional(text(100)),
+    tags: Type.Optional(text(160)),
     maxCredits: Type.Optional(Type.Unsafe<0 | 10>({ type: 'integer', enum: [0, 10], default: 0, description: 'Most purchased credits this creation may spend' })),
   },
   { additionalProperties: false },
@@ -46,8 +53,8 @@ export const PatchLinkBody = Type.Object(
   {
     version: Type.Integer({ minimum: 1 }),
     target: Type.Optional(Type.String({ format: 'uri', maxLength: MAX_TARGET_LENGTH })),
-    title: Type.Optional(Type.String({ maxLength: 100 })),
-    tags: Type.Optional(Type.String({ maxLength: 160 })),
+    title: Type.Optional(text(100)),
+    tags: Type.Optional(text(160)),
     status: Type.Optional(StringEnum(['active', 'paused'] as const)),
   },
   { additionalProperties: false },
@@ -56,7 +63,7 @@ export const PatchLinkBody = Type.Object(
 export const ListQuery = Type.Object(
   {
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, default: 0 })),
-    search: Type.Optional(Type.String({ maxLength: 100 })),
+    search: Type.Optional(text(100)),
   },
   { additionalProperties: false },
 );
