@@ -120,8 +120,9 @@ export function loadConfig(env: Env = process.env): Config {
       countryHeader: env.COUNTRY_HEADER?.trim().toLowerCase() || undefined,
       // At least once a second: a crash loses at most this much unflushed traffic (reported as a gap).
       flushIntervalMs: int('ANALYTICS_FLUSH_INTERVAL_MS', 1000, 10, 1000),
-      // Roll-up cost grows with distinct (link, day, dimension, value) rows per pass, not with visits.
-      rollupIntervalMs: int('ANALYTICS_ROLLUP_INTERVAL_MS', 30_000, 10, 3_600_000),
+      // Roll-up cost grows with distinct (link, day, dimension, value) rows per pass, not with visits:
+      // a longer interval folds more visits into each row write, at the price of staler stats.
+      rollupIntervalMs: int('ANALYTICS_ROLLUP_INTERVAL_MS', 60_000, 10, 3_600_000),
       heartbeatIntervalMs: int('ANALYTICS_HEARTBEAT_INTERVAL_MS', 5000, 10, 600_000),
       bufferMaxEntries: int('ANALYTICS_BUFFER_MAX_ENTRIES', 200_000, 1, 100_000_000),
     }),

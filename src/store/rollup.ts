@@ -10,7 +10,7 @@ const JOURNALS_PER_PASS = 20;
 const ROWS_PER_STATEMENT = 200;
 
 /** better-sqlite3 runs each statement synchronously: yielding between them lets redirects be served. */
-const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Folds flushed journal batches into per-day, per-dimension rollups and the links' visit totals. Each

@@ -5,7 +5,7 @@ import type { FlushBatch, FlushResult, Shortfall, VisitCount, VisitStore } from 
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database, Dialect } from './database.js';
 import { bucketOf, encodeJournal } from './journal.js';
-import { rollUp } from './rollup.js';
+import { breathe, rollUp } from './rollup.js';
 import { grantAccount, grantDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<AnalyticsDB>;
@@ -32,6 +32,7 @@ export class KyselyVisitStore implements VisitStore {
         for (let i = 0; i < counts.length; i += JOURNAL_CHUNK) {
           const entries = encodeJournal(counts.slice(i, i + JOURNAL_CHUNK));
           await tx.insertInto('visit_journal').values({ id: crypto.randomUUID(), bucket: Number(bucket), created_at: batch.now, entries }).execute();
+          await breathe();
         }
       }
       for (const gap of [...shortfalls, ...batch.dropped]) await addGap(tx, gap);
