@@ -101,6 +101,14 @@ eachDatabase('no-key trial', (kind) => {
     assert.equal((await trial(ipv4())).status, 200);
   });
 
+  test('parallel trial creations from one network never exceed three', async () => {
+    const ip = ipv4();
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => trial(ip, { target: `https://example.org/race/${i}` })));
+    const statuses = results.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 200, 200, ...Array(9).fill(429)], JSON.stringify(results.map((r) => r.body)));
+    assert.equal((await allowance(ip)).body.remaining, 0);
+  });
+
   test('the trial allowance comes back at the next UTC midnight', async () => {
     const ip = ipv4();
     for (let i = 0; i < 3; i++) assert.equal((await trial(ip)).status, 200);
@@ -327,6 +335,13 @@ eachDatabase('no-key trial shared daily cap', (kind) => {
     for (let i = 0; i < 6; i++) assert.equal((await h.createLink({ target: 'https://example.org/' }, { key })).status, 200);
     const ip = ipv4();
     assert.equal((await h.createLink({ target: 'https://example.org/' }, { headers: from(ip) })).status, 200);
+  });
+
+  test('parallel trial creations from many networks never exceed the shared cap', async () => {
+    h.clock.advance(nextMidnight(h.clock.now()) - h.clock.now());
+    const results = await Promise.all(Array.from({ length: 12 }, () => h.createLink({ target: 'https://example.org/' }, { headers: from(ipv4()) })));
+    const statuses = results.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, ...Array(7).fill(503)], JSON.stringify(results.map((r) => r.body)));
   });
 });
 
