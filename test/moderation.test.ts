@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from './helpers/databases.js';
@@ -41,7 +40,7 @@ eachDatabase('operator abuse controls', (kind) => {
     assert.equal(cli.code, 0, cli.stderr);
     assert.equal(cli.stdout.trim().split('\n').length, 1);
     assert.deepEqual(JSON.parse(cli.stdout), { id: link.id, status: 'suspended' });
-    await sleep(CACHE_TTL_MS + 50);
+    h.clock.advance(CACHE_TTL_MS + 1);
     for (const prefix of ['s', 'q']) {
       const res = await h.request('GET', `/${prefix}/${link.slug}`);
       assert.equal(res.status, 404);
@@ -71,7 +70,7 @@ eachDatabase('operator abuse controls', (kind) => {
     const cli = await shortlinks(h.database.url, 'links', 'restore', '--id', link.id);
     assert.equal(cli.code, 0, cli.stderr);
     assert.deepEqual(JSON.parse(cli.stdout), { id: link.id, status: 'active' });
-    await sleep(CACHE_TTL_MS + 50);
+    h.clock.advance(CACHE_TTL_MS + 1);
     const res = await h.request('GET', `/s/${link.slug}`);
     assert.deepEqual([res.status, res.headers.get('location')], [302, 'https://example.org/abuse']);
     assert.equal((await h.request('GET', `/links/${link.id}`, { key })).body.status, 'active');

@@ -26,13 +26,23 @@ const MISSING = Object.freeze({ linkId: '', accountId: null, target: '', active:
  */
 export class RedirectResolver {
   private readonly cache: LRUCache<string, Entry>;
+  /** REDIRECT_CACHE_TTL_MS=0 means no caching at all: every redirect asks the database. */
+  private readonly caching: boolean;
+  /**
+   * Rises on every invalidation. A lookup that started before an edit may have read the old row; if
+   * an invalidation happened while it waited, its result is answered but not cached.
+   */
+  private epoch = 0;
 
   constructor(
     private readonly links: LinkStore,
     private readonly now: Clock,
     options: { ttlMs: number; maxEntries: number },
   ) {
-    this.cache = new LRUCache({ max: options.maxEntries, ttl: Math.max(1, options.ttlMs), ttlAutopurge: false });
+    this.caching = options.ttlMs > 0;
+    // The TTL runs on the service's clock (an edge that tests replace), not on lru-cache's own
+    // performance.now; ttlResolution 0 stops lru-cache from reusing a "now" read up to 1 ms earlier.
+    this.cache = new LRUCache({ max: options.maxEntries, ttl: Math.max(1, options.ttlMs), ttlAutopurge: false, ttlResolution: 0, perf: { now } });
   }
 
   async resolve(slug: string): Promise<Resolution> {
@@ -52,17 +62,18 @@ export class RedirectResolver {
     return { kind: 'redirect', target: entry.target, linkId: entry.linkId, accountId: entry.accountId };
   }
 
-
   invalidate(slug: string): void {
+    this.epoch++;
     this.cache.delete(slug);
   }
 
   private async load(slug: string): Promise<Entry> {
+    const epoch = this.epoch;
     const link = await this.links.bySlug(slug);
     const entry: Entry = link
       ? { linkId: link.id, accountId: link.accountId, target: link.target, active: link.status === 'active', expiresAt: link.expiresAt }
       : MISSING;
-    this.cache.set(slug, entry);
+    if (this.caching && epoch === this.epoch) this.cache.set(slug, entry);
     return entry;
   }
 }

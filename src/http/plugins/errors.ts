@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.js';
 import { isUnavailable } from '../../store/sql-errors.js';
+import { NOT_FOUND_PAGE, isRedirectPath } from '../pages.js';
 
 /** Seconds a client should wait after a 503 caused by storage trouble. */
 const UNAVAILABLE_RETRY_SECONDS = 5;
@@ -29,7 +30,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     return sendError(reply, 'links_unavailable', UNAVAILABLE_RETRY_SECONDS);
   });
-  app.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found'));
+  app.setNotFoundHandler((request, reply) => {
+    if (!isRedirectPath(request.url)) return sendError(reply, 'not_found');
+    return reply.code(404).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
+  });
 }
 
 /** Malformed URLs are rejected by the router before any handler runs. */

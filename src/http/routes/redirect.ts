@@ -1,15 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Source } from '../../domain/analytics/ports.js';
 import type { RedirectResolver, Resolution } from '../../domain/redirects.js';
+import { EXPIRED_PAGE, NOT_FOUND_PAGE } from '../pages.js';
 import { guardRedirect } from '../redirect-guard.js';
-
-const page = (title: string, text: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
-  `<title>${title}</title></head><body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">` +
-  `<h1>${title}</h1><p>${text}</p></body></html>`;
-
-const NOT_FOUND_PAGE = page('Link not found', 'This short link does not exist or is not active right now.');
-const EXPIRED_PAGE = page('Link expired', 'This trial link has expired and no longer redirects.');
 
 /** Told about every GET redirect of an active link (HEAD is not a visit). Must not block. */
 export type VisitSink = (request: FastifyRequest, linkId: string, accountId: string | null, source: Source) => void;
