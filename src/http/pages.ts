@@ -7,5 +7,6 @@ const page = (title: string, text: string) =>
 export const NOT_FOUND_PAGE = page('Link not found', 'This short link does not exist or is not active right now.');
 export const EXPIRED_PAGE = page('Link expired', 'This trial link has expired and no longer redirects.');
 
-/** Paths people reach from a poster or a mail: they get pages, not JSON, even when mangled. */
-export const isRedirectPath = (url: string): boolean => url.startsWith('/s/') || url.startsWith('/q/');
+/** What people do from a poster or a mail: they get pages, not JSON, even when the path is mangled. */
+export const isRedirectPath = (method: string, url: string): boolean =>
+  (method === 'GET' || method === 'HEAD') && (url.startsWith('/s/') || url.startsWith('/q/'));

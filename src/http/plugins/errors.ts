@@ -31,7 +31,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendError(reply, 'links_unavailable', UNAVAILABLE_RETRY_SECONDS);
   });
   app.setNotFoundHandler((request, reply) => {
-    if (!isRedirectPath(request.url)) return sendError(reply, 'not_found');
+    if (!isRedirectPath(request.method, request.url)) return sendError(reply, 'not_found');
     return reply.code(404).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
   });
 }
