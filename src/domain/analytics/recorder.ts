@@ -65,12 +65,14 @@ export class VisitRecorder {
     this.buffer.set(key, { linkId, accountId, dayNumber, source, country, ua, referrer, count: 1 });
   }
 
-  /** Registers this instance, reports instances that died silently, folds what they flushed. */
+  /**
+   * Registers this instance and reports instances that died silently. What they flushed is folded by
+   * the first tick, not here: a large backlog must not delay the start of the server.
+   */
   async start(): Promise<void> {
     await this.serial(async () => {
       await this.o.store.beat(this.o.instanceId, this.startedAt, this.o.now());
       await this.reap();
-      await this.o.store.rollUp(this.o.now());
     });
     this.timer = setInterval(() => void this.tick(), this.o.flushIntervalMs);
     this.timer.unref();
