@@ -83,6 +83,11 @@ export function loadConfig(env: Env = process.env): Config {
     }
     return value;
   };
+  const headerName = (name: string): string | undefined => {
+    const raw = env[name]?.trim().toLowerCase();
+    if (raw && !/^[a-z0-9-]+$/.test(raw)) problems.push(`${name} must be an HTTP header name (got "${raw}")`);
+    return raw || undefined;
+  };
   const port = int('PORT', 3000, 0, 65535);
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/shortlinks.db';
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
@@ -117,7 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     redirectCacheTtlMs: int('REDIRECT_CACHE_TTL_MS', 5000, 0, 3_600_000),
     redirectCacheMaxEntries: int('REDIRECT_CACHE_MAX_ENTRIES', 100_000, 1, 100_000_000),
     analytics: Object.freeze({
-      countryHeader: env.COUNTRY_HEADER?.trim().toLowerCase() || undefined,
+      countryHeader: headerName('COUNTRY_HEADER'),
       // At least once a second: a crash loses at most this much unflushed traffic (reported as a gap).
       flushIntervalMs: int('ANALYTICS_FLUSH_INTERVAL_MS', 1000, 10, 1000),
       // Roll-up cost grows with distinct (link, day, dimension, value) rows per pass, not with visits:
