@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { allocate } from '../src/domain/analytics/allocation.js';
+import { classifyAgent, referrerHost, VisitClassifier } from '../src/domain/analytics/classify.js';
+import { CSV_HEADER, toCsv } from '../src/domain/analytics/csv.js';
+import type { VisitCount } from '../src/domain/analytics/ports.js';
+import { UA } from './helpers/analytics.js';
+
+const count = (linkId: string, n: number): VisitCount => ({
+  linkId, accountId: 'a', day: '2026-11-15', source: 's', country: 'DE', device: 'mobile', browser: 'Chrome', bot: false, referrer: 'direct', count: n,
+});
+
+test('a grant is split over counts in order, and the rest is refused per link', () => {
+  const { kept, refused } = allocate([count('L1', 3), count('L2', 4), count('L1', 2)], 5);
+  assert.deepEqual(kept.map((c) => [c.linkId, c.count]), [['L1', 3], ['L2', 2]]);
+  assert.deepEqual([...refused], [['L2', 2], ['L1', 2]]);
+  assert.equal(allocate([count('L1', 3)], 0).kept.length, 0);
+  assert.deepEqual(allocate([count('L1', 3)], 10).refused.size, 0);
+});
+
+test('referrers become lower-case hosts without www., direct when absent, unknown when not a URL', () => {
+  assert.equal(referrerHost('https://WWW.Example.COM./path?q=1#x'), 'example.com');
+  assert.equal(referrerHost('http://news.example.net:8080/a'), 'news.example.net');
+  assert.equal(referrerHost('android-app://com.google.android.gm/'), 'com.google.android.gm');
+  assert.equal(referrerHost('not a url'), 'unknown');
+  assert.equal(referrerHost('about:blank'), 'unknown');
+  const classifier = new VisitClassifier();
+  assert.equal(classifier.referrer(undefined), 'direct');
+  assert.equal(classifier.referrer(''), 'direct');
+});
+
+test('user agents are classified as mobile, tablet, desktop, bot or other', () => {
+  assert.deepEqual(classifyAgent(UA.iphone), { device: 'mobile', browser: 'Mobile Safari', bot: false });
+  assert.equal(classifyAgent(UA.ipad).device, 'tablet');
+  assert.deepEqual(classifyAgent(UA.windows), { device: 'desktop', browser: 'Chrome', bot: false });
+  assert.deepEqual(classifyAgent(UA.googlebot).device, 'bot');
+  assert.equal(classifyAgent('curl/8.5.0').bot, true);
+  assert.deepEqual(classifyAgent(''), { device: 'other', browser: 'other', bot: false });
+  const classifier = new VisitClassifier();
+  assert.equal(classifier.userAgent(UA.iphone), classifier.userAgent(UA.iphone), 'cached and interned');
+});
+
+test('CSV quotes fields and defuses values a spreadsheet would run as formulas', () => {
+  const csv = toCsv(
+    [
+      { day: '2026-11-15', dimension: 'referrer', value: '=cmd|x', count: 1 },
+      { day: '2026-11-15', dimension: 'browser', value: 'A, "B"', count: 2 },
+    ],
+    [{ from: 1, to: 2, reason: 'recording_unavailable' }],
+  );
+  assert.deepEqual(csv.split('\r\n'), [
+    CSV_HEADER,
+    "visits,2026-11-15,referrer,'=cmd|x,1,,,",
+    'visits,2026-11-15,browser,"A, ""B""",2,,,',
+    'gap,,,,,1,2,recording_unavailable',
+    '',
+  ]);
+});
