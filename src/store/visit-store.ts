@@ -58,9 +58,12 @@ export class KyselyVisitStore implements VisitStore {
         const got = account === '' ? offer : await grantAccount(tx, this.dialect, account, day.slice(0, 7), offer, batch.limits.freeVisitsPerMonth);
         dayLeft -= got;
         const split = allocate(own, got);
-        kept.push(...split.kept);
+        for (const c of split.kept) kept.push(c);
         const reason = got < offer ? 'allowance_used_up' : 'daily_ceiling_reached';
         for (const [linkId, count] of split.refused) shortfalls.push({ linkId, reason, count, from: batch.from, to: batch.now });
+        // SQLite statements run synchronously: without a yield, a busy second's accounts would all be
+        // granted in one macrotask and hold back the redirects waiting behind it.
+        await breathe();
       }
       await returnDay(tx, day, dayLeft);
     }

@@ -125,12 +125,15 @@ export class VisitRecorder {
     this.buffer = new Map();
     this.dropped = new Map();
     try {
+      const counts = [...taken.values()].map(toCount);
+      // Let redirects queued during that conversion run before the flush's own work starts.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       await this.o.store.flush({
         instanceId: this.o.instanceId,
         startedAt: this.startedAt,
         now,
         from,
-        counts: [...taken.values()].map(toCount),
+        counts,
         dropped: [...dropped.values()],
         limits: this.o.limits,
       });
