@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
 import { Reader, type CountryResponse } from 'maxmind';
+import { ResettingCache } from '../domain/analytics/classify.js';
 
 type CountryRecord = CountryResponse & { country_code?: string };
 
@@ -33,7 +33,7 @@ export function countryOf(header: string | undefined): (request: FastifyRequest)
     };
   }
   const db = countryDatabase();
-  const cache = new LRUCache<string, string>({ max: 10_000 });
+  const cache = new ResettingCache<string>(10_000);
   return (request) => {
     let country = cache.get(request.ip);
     if (country === undefined) {

@@ -1,5 +1,4 @@
 import { isbot } from 'isbot';
-import { LRUCache } from 'lru-cache';
 import UAParser from 'ua-parser-js';
 import type { DeviceClass } from './ports.js';
 
@@ -16,12 +15,29 @@ const MAX_UA = 512;
 const MAX_HOST = 253;
 
 /**
+ * A Map that forgets everything when it is full. Cheaper per hit than an LRU (no recency bookkeeping,
+ * which showed up in redirect profiles); real traffic repeats a few thousand user agents and referrers,
+ * so a rare reset costs a few re-parses, while a flood of distinct values cannot grow memory.
+ */
+export class ResettingCache<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: string, value: V): void {
+    if (this.map.size >= this.max) this.map.clear();
+    this.map.set(key, value);
+  }
+}
+
+/**
  * Classifies user agents and normalises referrers for the redirect hot path. Parsing a user agent costs
  * tens of microseconds, a cache hit well under one, and real traffic repeats a few thousand strings.
  */
 export class VisitClassifier {
-  private readonly agents = new LRUCache<string, UaClass>({ max: 20_000 });
-  private readonly referrers = new LRUCache<string, string>({ max: 20_000 });
+  private readonly agents = new ResettingCache<UaClass>(20_000);
+  private readonly referrers = new ResettingCache<string>(20_000);
   private readonly classes = new Map<string, UaClass>();
 
   userAgent(header: string | undefined): UaClass {
