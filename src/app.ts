@@ -32,6 +32,7 @@ import { KyselyLinkStore } from './store/link-store.js';
 import { KyselyPackStore } from './store/pack-store.js';
 import { KyselyUsageStore } from './store/usage-store.js';
 import { deploymentSecret } from './store/settings-store.js';
+import { purgeLinkChangesBefore } from './store/link-changes.js';
 import { purgeIdempotencyBefore } from './store/maintenance.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -112,7 +113,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const credits = new KyselyCreditStore(database.db);
   const idempotency = new IdempotencyGuard();
   const networkSecret = await deploymentSecret(database.db, 'network_secret');
-  const redirects = new RedirectResolver(linkStore, now, { ttlMs: config.redirectCacheTtlMs, maxEntries: config.redirectCacheMaxEntries });
+  const redirects = new RedirectResolver(linkStore, now, {
+    ttlMs: config.redirectCacheTtlMs,
+    maxEntries: config.redirectCacheMaxEntries,
+    onSyncError: (error) => app.log.warn({ err: error }, 'redirect cache could not read the change feed; serving from memory'),
+  });
   const links = new LinkService({
     links: linkStore,
     credits,
@@ -171,6 +176,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await credits.releaseExpired(now());
   const timers = [
     setInterval(() => void purgeIdempotencyBefore(database.db, now() - 2 * 86_400_000).catch(() => {}), 3_600_000),
+    setInterval(() => void purgeLinkChangesBefore(database.db, now() - 86_400_000).catch(() => {}), 3_600_000),
     setInterval(() => void credits.releaseExpired(now()).catch(() => {}), 15_000),
   ];
   for (const timer of timers) timer.unref();

@@ -25,14 +25,35 @@ eachDatabase('the redirect cache', (kind) => {
     assert.notEqual(resolver.peek(link.slug), undefined);
   });
 
-  test('entries expire on the service clock after the TTL', async () => {
-    const link = await newLink();
-    const resolver = new RedirectResolver(new KyselyLinkStore(h.database.db), h.clock.now, { ttlMs: 5_000, maxEntries: 10 });
-    await resolver.resolve(link.slug);
+  test("another writer's change reaches the cache at the next feed sync, at most one TTL later; unchanged entries stay", async () => {
+    const { key, accountId } = await h.account();
+    const a = (await h.createLink({ target: 'https://example.org/a1' }, { key })).body;
+    const b = (await h.createLink({ target: 'https://example.org/b1' }, { key })).body;
+    const store = new KyselyLinkStore(h.database.db);
+    const resolver = new RedirectResolver(store, h.clock.now, { ttlMs: 5_000, maxEntries: 10 });
+    await resolver.resolve(a.slug);
+    await resolver.resolve(b.slug);
+    // Another instance edits a: its transaction writes the change feed, this resolver is not told.
+    await store.update(a.id, accountId, 1, { target: 'https://example.org/a2' }, h.clock.now());
     h.clock.advance(4_999);
-    assert.notEqual(resolver.peek(link.slug), undefined);
-    h.clock.advance(2);
-    assert.equal(resolver.peek(link.slug), undefined);
+    assert.equal((resolver.peek(a.slug) as { target: string }).target, 'https://example.org/a1');
+    h.clock.advance(1);
+    assert.equal(resolver.peek(a.slug), undefined, 'a sync is due: the fast path defers to it');
+    assert.equal(((await resolver.resolve(b.slug)) as { target: string }).target, 'https://example.org/b1');
+    assert.equal(resolver.peek(a.slug), undefined, 'the changed slug was evicted');
+    assert.equal((resolver.peek(b.slug) as { target: string }).target, 'https://example.org/b1', 'an unchanged slug stays cached');
+    assert.equal(((await resolver.resolve(a.slug)) as { target: string }).target, 'https://example.org/a2');
+  });
+
+  test('a slug created elsewhere replaces a cached "no such slug" at the next sync', async () => {
+    const { key } = await h.account();
+    const alias = `later-${kind}-${h.clock.now()}`;
+    const resolver = new RedirectResolver(new KyselyLinkStore(h.database.db), h.clock.now, { ttlMs: 5_000, maxEntries: 10 });
+    assert.deepEqual(await resolver.resolve(alias), { kind: 'missing' });
+    assert.equal((await h.createLink({ target: 'https://example.org/late', alias }, { key })).status, 200);
+    assert.deepEqual(resolver.peek(alias), { kind: 'missing' });
+    h.clock.advance(5_000);
+    assert.equal(((await resolver.resolve(alias)) as { target: string }).target, 'https://example.org/late');
   });
 
   test('a TTL of 0 caches nothing: every lookup reads the database', async () => {

@@ -77,6 +77,8 @@ export interface LinkStore {
   /** Applies the changes only when the version matches and the link is active or paused. */
   update(id: string, accountId: string, version: number, changes: LinkChanges, now: number): Promise<LinkRecord | undefined>;
   trialLinksCreated(network: string, day: string): Promise<number>;
+  /** Slugs created or changed at or after `since` (Unix ms): the feed that evicts redirect caches. */
+  slugsChangedSince(since: number): Promise<string[]>;
 }
 
 export interface KeyRecord {

@@ -19,10 +19,17 @@ interface Entry {
 /** Cached "no such slug": a scan of random slugs must not turn into a database query each. */
 const MISSING = Object.freeze({ linkId: '', accountId: null, target: '', active: false, expiresAt: null });
 
+/** Changes whose rows commit late (long transactions, clock skew between instances) are still seen. */
+const FEED_LOOKBACK_MS = 60_000;
+/** Even without a change in the feed, an entry is re-read this often: a safety net, not the bound. */
+const SAFETY_TTL_MS = 600_000;
+
 /**
  * Resolves slugs for the redirect path from an in-process LRU cache; the database is asked only on a
- * miss. Edits made on this instance evict the entry at once; other instances may serve the old
- * target for at most the TTL (docs/decisions.md).
+ * miss. Edits made on this instance evict the entry at once. Edits made elsewhere reach this instance
+ * through the change feed (link_changes), which it reads at most once per `ttlMs`, on the first
+ * request that finds the read due: another instance's edit is served stale for at most that long,
+ * and the cache never re-reads slugs that did not change (docs/decisions.md).
  */
 export class RedirectResolver {
   private readonly cache: LRUCache<string, Entry>;
@@ -33,25 +40,33 @@ export class RedirectResolver {
    * an invalidation happened while it waited, its result is answered but not cached.
    */
   private epoch = 0;
+  /** The feed has been applied up to here (this instance's clock). */
+  private syncedUpTo: number;
+  private nextSyncAt: number;
+  private syncing: Promise<void> | undefined;
 
   constructor(
     private readonly links: LinkStore,
     private readonly now: Clock,
-    options: { ttlMs: number; maxEntries: number },
+    private readonly options: { ttlMs: number; maxEntries: number; onSyncError?: (error: unknown) => void },
   ) {
     this.caching = options.ttlMs > 0;
-    // The TTL runs on the service's clock (an edge that tests replace), not on lru-cache's own
+    // Times run on the service's clock (an edge that tests replace), not on lru-cache's own
     // performance.now; ttlResolution 0 stops lru-cache from reusing a "now" read up to 1 ms earlier.
-    this.cache = new LRUCache({ max: options.maxEntries, ttl: Math.max(1, options.ttlMs), ttlAutopurge: false, ttlResolution: 0, perf: { now } });
+    this.cache = new LRUCache({ max: options.maxEntries, ttl: SAFETY_TTL_MS, ttlAutopurge: false, ttlResolution: 0, perf: { now } });
+    this.syncedUpTo = now();
+    this.nextSyncAt = this.syncedUpTo + options.ttlMs;
   }
 
   async resolve(slug: string): Promise<Resolution> {
     if (!isSlugShaped(slug)) return { kind: 'missing' };
+    if (this.now() >= this.nextSyncAt) await this.sync();
     return this.answer(this.cache.get(slug) ?? (await this.load(slug)));
   }
 
   /** The synchronous fast path: the answer from memory, or undefined when the database must be asked. */
   peek(slug: string): Resolution | undefined {
+    if (this.now() >= this.nextSyncAt) return undefined;
     const entry = this.cache.get(slug);
     return entry && this.answer(entry);
   }
@@ -65,6 +80,29 @@ export class RedirectResolver {
   invalidate(slug: string): void {
     this.epoch++;
     this.cache.delete(slug);
+  }
+
+  /**
+   * Applies the change feed since the last sync. One sync at a time; requests arriving meanwhile wait
+   * for it. If the database cannot be read, the cache keeps serving and the next sync is tried one
+   * TTL later with the same starting point, so no change is skipped.
+   */
+  private sync(): Promise<void> {
+    this.syncing ??= (async () => {
+      const started = this.now();
+      try {
+        if (this.caching && this.cache.size > 0) {
+          for (const slug of await this.links.slugsChangedSince(this.syncedUpTo - FEED_LOOKBACK_MS)) this.invalidate(slug);
+        }
+        this.syncedUpTo = started;
+      } catch (error) {
+        this.options.onSyncError?.(error);
+      } finally {
+        this.nextSyncAt = started + this.options.ttlMs;
+        this.syncing = undefined;
+      }
+    })();
+    return this.syncing;
   }
 
   private async load(slug: string): Promise<Entry> {

@@ -4,6 +4,7 @@ import type { CreateLinkCommand, CreateLinkResult, LinkChanges, LinkOwner, LinkR
 import type { DB, LinkRow } from './schema.js';
 import { commitReservation } from './credit-store.js';
 import { claimKey, saveResult, storedResult } from './idempotency.js';
+import { recordLinkChange, slugsChangedSince } from './link-changes.js';
 import { isUniqueViolation } from './sql-errors.js';
 
 export function toLinkRecord(row: LinkRow): LinkRecord {
@@ -42,6 +43,8 @@ export class KyselyLinkStore implements LinkStore {
         if (!(await claimKey(tx, claim))) return { kind: 'existing', stored: (await storedResult(tx, claim.id))! };
         await payForLink(tx, command.owner, command.link);
         const record = await insertLink(tx, command);
+        // Another instance may hold "no such slug" for an alias asked for before it existed.
+        await recordLinkChange(tx, record.slug, record.createdAt);
         const { response, sealedSecret } = command.render(record);
         await saveResult(tx, claim.id, response, sealedSecret);
         return { kind: 'created', record };
@@ -84,16 +87,23 @@ export class KyselyLinkStore implements LinkStore {
   }
 
   async update(id: string, accountId: string, version: number, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
-    const row = await this.db
-      .updateTable('links')
+    return this.db.transaction().execute(async (tx) => {
+      const row = await tx
+        .updateTable('links')
       .set({ ...changes, version: sql<number>`version + 1`, updated_at: now })
       .where('id', '=', id)
       .where('account_id', '=', accountId)
       .where('version', '=', version)
-      .where('status', 'in', ['active', 'paused'])
-      .returningAll()
-      .executeTakeFirst();
-    return row && toLinkRecord(row);
+        .where('status', 'in', ['active', 'paused'])
+        .returningAll()
+        .executeTakeFirst();
+      if (row) await recordLinkChange(tx, row.slug, now);
+      return row && toLinkRecord(row);
+    });
+  }
+
+  slugsChangedSince(since: number): Promise<string[]> {
+    return slugsChangedSince(this.db, since);
   }
 
   async trialLinksCreated(network: string, day: string): Promise<number> {

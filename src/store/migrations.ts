@@ -2,6 +2,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as foundation from './migrations/0001-foundation.js';
 import * as billing from './migrations/0002-billing.js';
 import * as analytics from './migrations/0003-analytics.js';
+import * as linkChanges from './migrations/0004-link-changes.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_billing': billing,
   '0003_analytics': analytics,
+  '0004_link_changes': linkChanges,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

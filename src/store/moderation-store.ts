@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { recordLinkChange } from './link-changes.js';
 import type { LinkStatus } from '../domain/ports.js';
 import type { DB } from './schema.js';
 
@@ -31,13 +32,17 @@ export class KyselyModerationStore {
   }
 
   private async move(id: string, from: LinkStatus[], to: LinkStatus, now: number): Promise<ModerationOutcome> {
-    const row = await this.db
-      .updateTable('links')
-      .set({ status: to, version: sql<number>`version + 1`, updated_at: now })
-      .where('id', '=', id)
-      .where('status', 'in', from)
-      .returning(['slug', 'status'])
-      .executeTakeFirst();
+    const row = await this.db.transaction().execute(async (tx) => {
+      const changed = await tx
+        .updateTable('links')
+        .set({ status: to, version: sql<number>`version + 1`, updated_at: now })
+        .where('id', '=', id)
+        .where('status', 'in', from)
+        .returning(['slug', 'status'])
+        .executeTakeFirst();
+      if (changed) await recordLinkChange(tx, changed.slug, now);
+      return changed;
+    });
     if (row) return { kind: 'changed', status: row.status as LinkStatus, slug: row.slug };
     const current = await this.db.selectFrom('links').select(['slug', 'status']).where('id', '=', id).executeTakeFirst();
     return current ? { kind: 'unchanged', status: current.status as LinkStatus, slug: current.slug } : { kind: 'missing' };

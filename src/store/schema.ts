@@ -107,6 +107,12 @@ export interface CapacityPackTable {
   refunded_at: number | null;
 }
 
+export interface LinkChangeTable {
+  id: string;
+  slug: string;
+  changed_at: number;
+}
+
 export interface SettingTable {
   name: string;
   value: string;
@@ -124,6 +130,7 @@ export interface DB {
   key_months: KeyMonthTable;
   capacity_packs: CapacityPackTable;
   settings: SettingTable;
+  link_changes: LinkChangeTable;
 }
 
 export type Account = Selectable<AccountTable>;
