@@ -1,32 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { postgresSkip, freshDatabase, type DatabaseKind, type TestDatabase } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
+import { runCli as shortlinks, type CliResult } from './helpers/processes.js';
 
-const run = promisify(execFile);
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
-/** The real command line in its own process, exactly as an operator runs it from a checkout. */
-async function shortlinks(databaseUrl: string, ...args: string[]): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 /** Success: exit 0, exactly one line on stdout holding one JSON object, nothing on stderr. */
 function succeeded(result: CliResult): any {
@@ -140,7 +123,7 @@ describe('admin CLI details (sqlite)', () => {
     // the POSIX locks of this process's open SQLite connection (a documented SQLite hazard).
     const scan = `const fs=require('fs'),p=require('path');const d=process.argv[1],s=process.argv[2];` +
       `console.log(JSON.stringify(fs.readdirSync(d).filter((f)=>fs.readFileSync(p.join(d,f)).includes(s))))`;
-    const { stdout } = await run(process.execPath, ['-e', scan, dir, key.key.slice('shl_live_'.length)]);
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', scan, dir, key.key.slice('shl_live_'.length)]);
     assert.deepEqual(JSON.parse(stdout), [], 'files holding the key');
     assert.ok((await keyTableText(database)).includes(sha256(key.key)));
   });

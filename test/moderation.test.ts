@@ -1,26 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
+import { runCli as shortlinks } from './helpers/processes.js';
 
-const run = promisify(execFile);
 const CACHE_TTL_MS = 150;
 
-/** The real command line in its own process, as an operator runs it beside the server. */
-async function shortlinks(databaseUrl: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 eachDatabase('operator abuse controls', (kind) => {
   let h: Harness;
