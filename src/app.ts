@@ -4,7 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { BillingService } from './domain/billing-service.js';
-import { IdempotencyGuard } from './domain/idempotency.js';
+import { IdempotencyGuard, PENDING_CLAIM_TTL_MS } from './domain/idempotency.js';
 import { LinkService } from './domain/link-service.js';
 import { RedirectResolver } from './domain/redirects.js';
 import type { RandomBytes } from './domain/slugs.js';
@@ -28,6 +28,7 @@ import type { Services } from './http/services.js';
 import { KyselyAccountStore } from './store/account-store.js';
 import { ping, type Database } from './store/database.js';
 import { KyselyCreditStore } from './store/credit-store.js';
+import { KyselyIdempotencyStore } from './store/idempotency.js';
 import { KyselyLinkStore } from './store/link-store.js';
 import { KyselyPackStore } from './store/pack-store.js';
 import { KyselyUsageStore } from './store/usage-store.js';
@@ -111,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const linkStore = new KyselyLinkStore(database.db);
   const accounts = new KyselyAccountStore(database.db);
   const credits = new KyselyCreditStore(database.db);
-  const idempotency = new IdempotencyGuard();
+  const idempotency = new IdempotencyGuard(new KyselyIdempotencyStore(database.db, PENDING_CLAIM_TTL_MS));
   const networkSecret = await deploymentSecret(database.db, 'network_secret');
   const redirects = new RedirectResolver(linkStore, now, {
     ttlMs: config.redirectCacheTtlMs,
@@ -159,8 +160,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       installLoadShedding(api, pressure, config.protection);
-      installAuth(api, { keys: accounts, links: linkStore });
+      // Per-network limit (onRequest) before authentication, so a caller over it costs no database query.
       installRateLimits(api, { limiter, limits: config.limits, edgeLocation: config.edgeLocation, networkSecret, now });
+      installAuth(api, { keys: accounts, links: linkStore });
       await api.register(linkRoutes, { services });
       await api.register(qrRoutes, { services });
       await api.register(trialRoutes, { services });

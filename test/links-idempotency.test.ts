@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { fingerprint } from '../src/domain/secrets.js';
 import { eachDatabase } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
 
@@ -99,6 +100,25 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
     await h.database.db.updateTable('links').set({ slug: `${alias}-moved` }).where('slug', '=', alias).execute();
     const retry = await h.createLink({ target: 'https://example.org/o', alias }, { key, idempotencyKey: idem });
     assert.equal(retry.status, 200);
+    assert.equal(await linkCount(accountId), 1);
+  });
+
+  test('a claim left by a crashed request is 409 while it may still be running, then taken over', async () => {
+    const { key, accountId } = await h.account();
+    const idem = crypto.randomUUID();
+    // What a request that died between claiming the key and finishing leaves behind.
+    const id = fingerprint({ op: 'POST /links', caller: `account:${accountId}`, idempotencyKey: idem });
+    await h.database.db
+      .insertInto('idempotency_keys')
+      .values({ id, fingerprint: 'x', network: 'x', day: 'x', response: '', sealed_secret: null, created_at: h.clock.now() })
+      .execute();
+    const early = await h.createLink({ target: 'https://example.org/crash' }, { key, idempotencyKey: idem });
+    assert.deepEqual([early.status, early.body], [409, { error: 'request_conflict' }]);
+    h.clock.advance(60_001);
+    const late = await h.createLink({ target: 'https://example.org/crash' }, { key, idempotencyKey: idem });
+    assert.equal(late.status, 200);
+    const replay = await h.createLink({ target: 'https://example.org/crash' }, { key, idempotencyKey: idem });
+    assert.equal(replay.body.id, late.body.id);
     assert.equal(await linkCount(accountId), 1);
   });
 });

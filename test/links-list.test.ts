@@ -62,6 +62,13 @@ eachDatabase('listing and searching links', (kind) => {
     assert.deepEqual(found, [bySlug.body.id, byTarget.body.id, byTitle.body.id, byTags.body.id].sort());
   });
 
+  test('a search in the exact case of non-ASCII text finds it on both databases', async () => {
+    const { key } = await h.account();
+    const eclair = await h.createLink({ target: 'https://example.org/e', title: 'Éclair Über' }, { key });
+    const res = await h.request('GET', `/links?search=${encodeURIComponent('Éclair Ü')}`, { key });
+    assert.deepEqual(res.body.links.map((l: { id: string }) => l.id), [eclair.body.id]);
+  });
+
   test('% and _ in a search are literal characters', async () => {
     const { key } = await h.account();
     const pct = await h.createLink({ target: 'https://example.org/x', title: '100% off' }, { key });

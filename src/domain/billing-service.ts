@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { API_CONSTANTS, type Limits } from '../config.js';
 import { AppError } from './errors.js';
-import { replayable, type IdempotencyGuard } from './idempotency.js';
+import type { IdempotencyGuard } from './idempotency.js';
 import { networkHash } from './network.js';
 import type { CreditStore, PackRecord, PackStore, RecordingUsage, UsageStore } from './ports.js';
 import { requireKey, type KeyPrincipal, type Principal } from './principal.js';
@@ -49,11 +49,8 @@ export class BillingService {
       day: utcDay(now),
       now,
     });
-    const replay = (stored: Parameters<typeof replayable>[0]) => JSON.parse(replayable(stored, claim).response) as R;
-    return this.deps.idempotency.exclusive(claim, async () => {
-      // A replay must spend nothing, not even a reservation for a moment.
-      const earlier = await this.deps.packs.stored(claim.id);
-      if (earlier) return replay(earlier);
+    // The claim comes first: a replay, or a duplicate in flight on any instance, reserves nothing.
+    return this.deps.idempotency.run(claim, async () => {
       const request = { accountId: key.accountId, keyId: key.keyId, budget: key.budget, month: utcMonth(now), amount: API_CONSTANTS.packCredits, purpose: 'pack' as const, now };
       const result = await withReservation(this.deps.credits, request, (reservationId) =>
         this.deps.packs.create({
@@ -63,8 +60,8 @@ export class BillingService {
           render: (pack) => JSON.stringify(render(pack)),
         }),
       );
-      return result.kind === 'existing' ? replay(result.stored) : render(result.record);
-    });
+      return render(result);
+    }, (stored) => JSON.parse(stored.response) as R);
   }
 
   /** POST /quotes: what the action would cost this key now, from live state, reserving nothing. */

@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import { API_CONSTANTS, type Limits } from '../config.js';
 import { AppError } from './errors.js';
 import { networkHash } from './network.js';
-import { replayable, type IdempotencyGuard } from './idempotency.js';
-import type { CreateLinkCommand, CreateLinkResult, CreditStore, LinkChanges, LinkRecord, LinkStore } from './ports.js';
+import type { IdempotencyGuard } from './idempotency.js';
+import type { CreateLinkCommand, CreditStore, LinkChanges, LinkRecord, LinkStore, StoredResult } from './ports.js';
 import { requireKey, type KeyPrincipal, type Principal, type Scope } from './principal.js';
 import { hashSecret, newTrialToken, seal, unseal } from './secrets.js';
 import { withReservation } from './spending.js';
@@ -62,7 +62,11 @@ export class LinkService {
       day: utcDay(now),
       now,
     });
-    return this.deps.idempotency.exclusive(claim, async () => {
+    const replay = (stored: StoredResult): R & { trialToken?: string } => {
+      const body = JSON.parse(stored.response) as R;
+      return stored.sealedSecret ? { ...body, trialToken: unseal(stored.sealedSecret, idempotencyKey, stored.network) } : body;
+    };
+    return this.deps.idempotency.run(claim, async () => {
       const trialToken = key ? null : newTrialToken();
       const command: Command = {
         claim,
@@ -84,18 +88,15 @@ export class LinkService {
         trialTokenHash: trialToken && hashSecret(trialToken),
         render: (record) => ({ response: JSON.stringify(render(record)), sealedSecret: trialToken && seal(trialToken, idempotencyKey, net) }),
       };
-      const result = key ? await this.createForAccount(key, input.maxCredits ?? 0, command) : await this.createTrial(command, net);
-      if (result.kind === 'existing') {
-        const stored = replayable(result.stored, claim);
-        const body = JSON.parse(stored.response) as R;
-        return stored.sealedSecret ? { ...body, trialToken: unseal(stored.sealedSecret, idempotencyKey, stored.network) } : body;
-      }
-      return { ...render(result.record), ...(trialToken ? { trialToken } : {}) };
-    });
+      const record = key ? await this.createForAccount(key, input.maxCredits ?? 0, command) : await this.createTrial(command, net);
+      // This instance may hold "no such slug" for an alias asked for before it existed.
+      this.deps.onLinkChanged(record.slug);
+      return { ...render(record), ...(trialToken ? { trialToken } : {}) };
+    }, replay);
   }
 
   /** Free while the month's allowance lasts; past it, 10 purchased credits if the caller allowed them. */
-  private async createForAccount(key: KeyPrincipal, maxCredits: number, command: Command): Promise<CreateLinkResult> {
+  private async createForAccount(key: KeyPrincipal, maxCredits: number, command: Command): Promise<LinkRecord> {
     const { accountId } = key;
     const now = command.link.createdAt;
     const month = utcMonth(now);
@@ -105,14 +106,15 @@ export class LinkService {
       const price = API_CONSTANTS.extraLinkCredits;
       if (!(error instanceof AppError && error.code === 'link_allowance_required') || maxCredits < price) throw error;
       if (!key.scopes.has('credits:spend')) throw new AppError('api_scope_required');
-      const request = { accountId, keyId: key.keyId, budget: key.budget, month, amount: price, purpose: 'link' as const, now };
+      // The reservation's lifetime starts when it is made, not when the request began.
+      const request = { accountId, keyId: key.keyId, budget: key.budget, month, amount: price, purpose: 'link' as const, now: this.deps.now() };
       return withReservation(this.deps.credits, request, (reservationId) =>
         this.deps.links.create({ ...command, owner: { kind: 'paid', accountId, reservationId } }),
       );
     }
   }
 
-  private async createTrial(command: Command, network: string): Promise<CreateLinkResult> {
+  private async createTrial(command: Command, network: string): Promise<LinkRecord> {
     const now = command.link.createdAt;
     const owner = { kind: 'trial' as const, network, day: utcDay(now), perNetwork: API_CONSTANTS.trialLinksPerNetwork, perDay: this.deps.limits.trialDailyLimit };
     try {

@@ -57,9 +57,6 @@ export interface CreateLinkCommand {
   render: (record: LinkRecord) => { response: string; sealedSecret: string | null };
 }
 
-export type CreateLinkResult =
-  | { kind: 'created'; record: LinkRecord }
-  | { kind: 'existing'; stored: StoredResult };
 
 export interface LinkChanges {
   target?: string;
@@ -69,7 +66,8 @@ export interface LinkChanges {
 }
 
 export interface LinkStore {
-  create(command: CreateLinkCommand): Promise<CreateLinkResult>;
+  /** Saves the link and completes its Idempotency-Key claim with the response, in one transaction. */
+  create(command: CreateLinkCommand): Promise<LinkRecord>;
   byId(id: string): Promise<LinkRecord | undefined>;
   bySlug(slug: string): Promise<LinkRecord | undefined>;
   byTrialTokenHash(hash: string): Promise<LinkRecord | undefined>;
@@ -131,8 +129,7 @@ export interface PackStore {
     reservationId: string;
     pack: Omit<PackRecord, 'status' | 'visitsUsed'>;
     render: (record: PackRecord) => string;
-  }): Promise<{ kind: 'created'; record: PackRecord } | { kind: 'existing'; stored: StoredResult }>;
-  stored(claimId: string): Promise<StoredResult | undefined>;
+  }): Promise<PackRecord>;
 }
 
 export interface UsageStore {

@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../domain/errors.js';
-import type { CreateLinkCommand, CreateLinkResult, LinkChanges, LinkOwner, LinkRecord, LinkStatus, LinkStore } from '../domain/ports.js';
+import type { CreateLinkCommand, LinkChanges, LinkOwner, LinkRecord, LinkStatus, LinkStore } from '../domain/ports.js';
 import type { DB, LinkRow } from './schema.js';
 import { commitReservation } from './credit-store.js';
-import { claimKey, saveResult, storedResult } from './idempotency.js';
+import { completeClaim } from './idempotency.js';
 import { recordLinkChange, slugsChangedSince } from './link-changes.js';
 import { isUniqueViolation } from './sql-errors.js';
 
@@ -36,25 +36,19 @@ export class KyselyLinkStore implements LinkStore {
    * keep the response for replays. Any failure rolls all of it back, so a link never exists without
    * its idempotency record, nor a record without its link, nor a counted allowance without a link.
    */
-  async create(command: CreateLinkCommand): Promise<CreateLinkResult> {
-    const { claim } = command;
+  async create(command: CreateLinkCommand): Promise<LinkRecord> {
     try {
       return await this.db.transaction().execute(async (tx) => {
-        if (!(await claimKey(tx, claim))) return { kind: 'existing', stored: (await storedResult(tx, claim.id))! };
         await payForLink(tx, command.owner, command.link);
         const record = await insertLink(tx, command);
         // Another instance may hold "no such slug" for an alias asked for before it existed.
         await recordLinkChange(tx, record.slug, record.createdAt);
         const { response, sealedSecret } = command.render(record);
-        await saveResult(tx, claim.id, response, sealedSecret);
-        return { kind: 'created', record };
+        await completeClaim(tx, command.claim.id, response, sealedSecret);
+        return record;
       });
     } catch (error) {
       if (isUniqueViolation(error, 'slug')) throw new AppError('request_conflict');
-      // Two instances raced on one Idempotency-Key past the claim: the loser replays the winner.
-      if (isUniqueViolation(error, 'idempotency_keys')) {
-        return { kind: 'existing', stored: (await storedResult(this.db, claim.id))! };
-      }
       throw error;
     }
   }
@@ -77,9 +71,11 @@ export class KyselyLinkStore implements LinkStore {
   async list(accountId: string, offset: number, limit: number, search: string | undefined): Promise<LinkRecord[]> {
     let query = this.db.selectFrom('links').selectAll().where('account_id', '=', accountId);
     if (search) {
-      const pattern = `%${escapeLike(search.toLowerCase())}%`;
-      // lower() on both sides: PostgreSQL's LIKE is case-sensitive and ILIKE does not exist in SQLite.
-      const matches = (column: 'slug' | 'target' | 'title' | 'tags') => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+      const pattern = `%${escapeLike(search)}%`;
+      // The database's lower() on both sides: PostgreSQL's LIKE is case-sensitive and ILIKE does not
+      // exist in SQLite, whose lower() folds ASCII only; folding the pattern in JavaScript instead
+      // would make "Éclair" miss its own title there.
+      const matches = (column: 'slug' | 'target' | 'title' | 'tags') => sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`;
       query = query.where((eb) => eb.or([matches('slug'), matches('target'), matches('title'), matches('tags')]));
     }
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute();

@@ -1,9 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import type { PackRecord, PackStore, StoredResult } from '../domain/ports.js';
+import type { PackRecord, PackStore } from '../domain/ports.js';
 import { appendLedger, commitReservation } from './credit-store.js';
-import { claimKey, saveResult, storedResult } from './idempotency.js';
+import { completeClaim } from './idempotency.js';
 import type { DB } from './schema.js';
-import { isUniqueViolation } from './sql-errors.js';
 
 type PackRow = DB['capacity_packs'];
 
@@ -25,9 +24,7 @@ export class KyselyPackStore implements PackStore {
 
   async create(command: Parameters<PackStore['create']>[0]) {
     const { claim, pack } = command;
-    try {
-      return await this.db.transaction().execute(async (tx) => {
-        if (!(await claimKey(tx, claim))) return { kind: 'existing' as const, stored: (await storedResult(tx, claim.id))! };
+    return this.db.transaction().execute(async (tx) => {
         await commitReservation(tx, command.reservationId, 'pack_spend', pack.id, pack.createdAt);
         const row = await tx
           .insertInto('capacity_packs')
@@ -44,17 +41,9 @@ export class KyselyPackStore implements PackStore {
           .returningAll()
           .executeTakeFirstOrThrow();
         const record = toPackRecord(row);
-        await saveResult(tx, claim.id, command.render(record), null);
-        return { kind: 'created' as const, record };
-      });
-    } catch (error) {
-      if (isUniqueViolation(error, 'idempotency_keys')) return { kind: 'existing' as const, stored: (await storedResult(this.db, claim.id))! };
-      throw error;
-    }
-  }
-
-  stored(claimId: string): Promise<StoredResult | undefined> {
-    return storedResult(this.db, claimId);
+        await completeClaim(tx, claim.id, command.render(record), null);
+        return record;
+    });
   }
 
   async list(accountId: string): Promise<PackRecord[]> {
