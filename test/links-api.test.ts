@@ -77,6 +77,10 @@ eachDatabase('links API', (kind) => {
       'http://sho.rt/s/abc',
       'https://SHO.RT/q/abc',
       'http://sho.rt:8080/s/abc',
+      'http://sho.rt/%73/abc',
+      'http://sho.rt/%2fs/abc',
+      'http://sho.rt./s/abc',
+      'http://sho.rt//q/abc',
       `https://example.org/${'x'.repeat(2049 - 'https://example.org/'.length)}`,
       ' https://example.org/',
     ];

@@ -90,6 +90,8 @@ eachDatabase('editing links', (kind) => {
       { version: 0 },
       { version: 1.5 },
       { version: '1' },
+      { version: 2_147_483_648 },
+      { version: 1e300 },
       { version: 1, title: 'x'.repeat(101) },
       { version: 1, tags: 'x'.repeat(161) },
       { version: 1, alias: 'new' },

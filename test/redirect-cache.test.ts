@@ -65,6 +65,15 @@ eachDatabase('the redirect cache', (kind) => {
     assert.equal(((await resolver.resolve(link.slug)) as { target: string }).target, 'https://example.org/new');
   });
 
+  test('a link created on this instance replaces its cached "no such slug" at once', async () => {
+    const { key } = await h.account();
+    const alias = `fresh-${kind}-${h.clock.now()}`;
+    assert.equal((await h.request('GET', `/s/${alias}`)).status, 404);
+    assert.equal((await h.createLink({ target: 'https://example.org/fresh', alias }, { key })).status, 200);
+    const res = await h.request('GET', `/s/${alias}`);
+    assert.deepEqual([res.status, res.headers.get('location')], [302, 'https://example.org/fresh']);
+  });
+
   test('mangled short-link paths get the HTML not-found page, API paths the JSON error', async () => {
     const link = await newLink();
     for (const path of [`/s/${link.slug}/`, `/q/${link.slug}/extra`, '/s/', '/q/a/b/c']) {

@@ -13,7 +13,7 @@ type Values = Record<string, string | undefined>;
 
 /**
  * Operator abuse controls: `links suspend --id` and `links restore --id`. A running server notices
- * within REDIRECT_CACHE_TTL_MS (its redirect cache is per process; the CLI cannot evict it).
+ * within REDIRECT_CACHE_TTL_MS, through the change feed the store writes with each change.
  */
 export const linkCommands = {
   'links suspend': {

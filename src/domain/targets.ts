@@ -19,7 +19,22 @@ export function checkTarget(target: string, publicUrl: string): string {
   if (url.username !== '' || url.password !== '' || url.hostname === '') throw new AppError('invalid_request');
   // The raw text must say the scheme itself: `new URL` would otherwise accept "http:example.org".
   if (!/^https?:\/\//i.test(target)) throw new AppError('invalid_request');
-  const own = new URL(publicUrl);
-  if (url.hostname === own.hostname && /^\/(s|q)(\/|$)/i.test(url.pathname)) throw new AppError('invalid_request');
+  if (pointsAtUs(url, new URL(publicUrl))) throw new AppError('invalid_request');
   return target;
+}
+
+/**
+ * Compared as the router would see the request: the path percent-decoded (`/%73/x` is `/s/x`),
+ * repeated slashes collapsed, and the host without a trailing dot (`sho.rt.` is `sho.rt`).
+ */
+function pointsAtUs(url: URL, own: URL): boolean {
+  const host = (name: string) => name.replace(/\.$/, '').toLowerCase();
+  if (host(url.hostname) !== host(own.hostname)) return false;
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname);
+  } catch {
+    throw new AppError('invalid_request');
+  }
+  return /^\/+(s|q)(\/|$)/i.test(path);
 }

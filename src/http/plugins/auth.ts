@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import type { KeyStore, LinkStore } from '../../domain/ports.js';
-import type { Principal } from '../../domain/principal.js';
+import type { Principal, Scope } from '../../domain/principal.js';
 import { hashSecret, isApiKeyShaped, isTrialTokenShaped, sameHash } from '../../domain/secrets.js';
 
 declare module 'fastify' {
@@ -18,19 +18,36 @@ declare module 'fastify' {
 
 const TRIAL_HEADER = 'x-service-trial-token';
 
+/** What a route's schema says about its callers (src/http/plugins/openapi.ts, `access()`). */
+interface AccessSchema {
+  'x-scopes'?: string[];
+  security?: Record<string, string[]>[];
+}
+
 /**
- * Establishes who is calling, before validation so that credentials are judged first. A supplied
- * Authorization header must hold a valid, unrevoked key: anything else is 401 and never falls back to
- * the trial. The routes decide what the principal may do.
+ * Establishes who is calling before the body is even parsed, so that credentials are judged first: a
+ * supplied Authorization header must hold a valid, unrevoked key (anything else is 401 and never falls
+ * back to the trial); no credentials on a route that needs them is 401; a key without the route's
+ * scope is 403. The route's scope and whether it admits anonymous callers are read from its OpenAPI
+ * `x-scopes` and `security`, so the document and the enforcement cannot disagree. Finer rules (a trial
+ * token's own link, credits:spend for extras) stay with the domain.
  */
 export function installAuth(app: FastifyInstance, stores: { keys: KeyStore; links: LinkStore }): void {
   app.decorateRequest('principal', null as never);
-  app.addHook('preValidation', async (request) => {
+  app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public) {
       request.principal = { kind: 'anonymous' };
       return;
     }
-    request.principal = await identify(request, stores, request.routeOptions.config.trialToken === true);
+    const principal = await identify(request, stores, request.routeOptions.config.trialToken === true);
+    const schema = request.routeOptions.schema as AccessSchema | undefined;
+    const scope = schema?.['x-scopes']?.[0];
+    if (scope !== undefined) {
+      const anonymousAllowed = schema?.security?.some((requirement) => Object.keys(requirement).length === 0) ?? false;
+      if (principal.kind === 'anonymous' && !anonymousAllowed) throw new AppError('api_key_invalid');
+      if (principal.kind === 'key' && !principal.scopes.has(scope as Scope)) throw new AppError('api_scope_required');
+    }
+    request.principal = principal;
   });
 }
 

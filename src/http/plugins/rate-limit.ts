@@ -29,8 +29,8 @@ export interface RateLimitOptions {
 /**
  * API.md part 8 on every /api/v1 route: per client network before anything else (no database work
  * for a caller already over its limit), then per account once auth has named the key's account.
- * Counters are per edge location. Must be installed after installAuth so the account check runs
- * after the auth preValidation hook.
+ * Counters are per edge location. Install it before installAuth: both network check and
+ * authentication run onRequest, in registration order; the account check runs at preValidation.
  */
 export function installRateLimits(api: FastifyInstance, options: RateLimitOptions): void {
   const { limiter, limits, edgeLocation, networkSecret, now } = options;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { StringEnum } from './common.js';
+import { IntegerConst, StringEnum } from './common.js';
 
 export const QuoteBody = Type.Object({ action: StringEnum(['link.create', 'tracking.purchase'] as const) }, { additionalProperties: false });
 
@@ -18,7 +18,7 @@ export const QuoteResult = Type.Object(
   { additionalProperties: false, title: 'Quote' },
 );
 
-export const CapacityBody = Type.Object({ maxCredits: Type.Literal(50) }, { additionalProperties: false });
+export const CapacityBody = Type.Object({ maxCredits: IntegerConst(50) }, { additionalProperties: false });
 
 export const CapacityPack = Type.Object(
   { id: Type.String({ format: 'uuid' }), status: StringEnum(['active', 'refunded'] as const), credits: Type.Integer() },

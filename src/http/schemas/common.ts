@@ -5,6 +5,9 @@ import type { ErrorCode } from '../../domain/errors.js';
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 
+/** An integer constant (TypeBox's Literal says `type: number`, which misdescribes it). */
+export const IntegerConst = <const N extends number>(value: N): TUnsafe<N> => Type.Unsafe<N>({ type: 'integer', const: value });
+
 export const ErrorBody = Type.Object(
   { error: Type.String({ description: 'Error value from the catalog (docs/errors.md)' }) },
   { additionalProperties: false, $id: 'ErrorBody', title: 'Error' },

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ALIAS_PATTERN } from '../../domain/slugs.js';
 import { MAX_TARGET_LENGTH } from '../../domain/targets.js';
-import { StringEnum } from './common.js';
+import { StringEnum, IntegerConst } from './common.js';
 
 export const LinkStatusSchema = StringEnum(['active', 'paused', 'suspended', 'deleted'] as const);
 
@@ -51,7 +51,8 @@ export const CreateLinkBody = Type.Object(
 
 export const PatchLinkBody = Type.Object(
   {
-    version: Type.Integer({ minimum: 1 }),
+    // The column is a 32-bit integer: a larger version cannot exist, and must not reach the database.
+    version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
     target: Type.Optional(Type.String({ format: 'uri', maxLength: MAX_TARGET_LENGTH })),
     title: Type.Optional(text(100)),
     tags: Type.Optional(text(160)),
@@ -77,8 +78,8 @@ export const TrialAllowance = Type.Object(
   {
     trial: Type.Literal(true),
     remaining: Type.Integer({ minimum: 0, maximum: 3 }),
-    dailyLinks: Type.Literal(3),
-    expiresAfterDays: Type.Literal(7),
+    dailyLinks: IntegerConst(3),
+    expiresAfterDays: IntegerConst(7),
     resetAt: Type.Integer({ description: 'Unix milliseconds (next midnight UTC)' }),
     sharedCapacity: Type.Literal(true),
   },
