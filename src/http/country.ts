@@ -29,7 +29,8 @@ export function countryOf(header: string | undefined): (request: FastifyRequest)
   if (header) {
     return (request) => {
       const value = request.headers[header];
-      return typeof value === 'string' && /^[A-Za-z0-9]{2}$/.test(value) ? value.toUpperCase() : 'unknown';
+      // ISO 3166-1 alpha-2 only: edges use XX for unknown and T1 for Tor, which are no countries.
+      return typeof value === 'string' && /^[A-Za-z]{2}$/.test(value) && value.toUpperCase() !== 'XX' ? value.toUpperCase() : 'unknown';
     };
   }
   const db = countryDatabase();

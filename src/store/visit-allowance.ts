@@ -16,6 +16,12 @@ export class PackRaceError extends Error {}
 const capped = (column: string, n: number, limit: number) =>
   sql<number>`case when ${sql.ref(column)} >= ${limit} then ${sql.ref(column)} when ${sql.ref(column)} + ${n} > ${limit} then ${limit} else ${sql.ref(column)} + ${n} end`;
 
+/** Creates the day's row if needed and locks it for the rest of the transaction. */
+export async function lockDay(tx: Tx, day: string): Promise<void> {
+  await tx.insertInto('visit_days').values({ day, recorded: 0, last_grant: 0 }).onConflict((oc) => oc.column('day').doNothing()).execute();
+  await tx.updateTable('visit_days').set({ recorded: sql<number>`recorded` }).where('day', '=', day).execute();
+}
+
 /** Takes up to n visits from the service-wide ceiling of one UTC day; returns how many. */
 export async function grantDay(tx: Tx, day: string, n: number, limit: number): Promise<number> {
   if (n <= 0) return 0;

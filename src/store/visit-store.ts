@@ -6,12 +6,17 @@ import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database, Dialect } from './database.js';
 import { bucketOf, encodeJournal } from './journal.js';
 import { breathe, rollUp } from './rollup.js';
-import { grantAccount, grantDay, returnDay } from './visit-allowance.js';
+import { grantAccount, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
 /** Counts per journal row: small enough that encoding one never holds the event loop for long. */
 const JOURNAL_CHUNK = 4000;
+/**
+ * Trial links have no account; grouped under a key that sorts after every account id (UUIDs are
+ * hex), they take what the daily ceiling has left after accounts, not before them.
+ */
+const TRIAL_GROUP = '~trial';
 /** A refusal this close after the previous one of the same link and reason extends that gap. */
 const GAP_MERGE_MS = 3_600_000;
 
@@ -35,7 +40,8 @@ export class KyselyVisitStore implements VisitStore {
           await breathe();
         }
       }
-      for (const gap of [...shortfalls, ...batch.dropped]) await addGap(tx, gap);
+      const gaps = [...shortfalls, ...batch.dropped].sort((a, b) => (`${a.linkId}|${a.reason}` < `${b.linkId}|${b.reason}` ? -1 : 1));
+      for (const gap of gaps) await addGap(tx, gap);
       await beat(tx, batch.instanceId, batch.startedAt, batch.now);
       const recorded = sum(kept);
       return { recorded, refused: sum(batch.counts) - recorded };
@@ -44,18 +50,22 @@ export class KyselyVisitStore implements VisitStore {
 
   /**
    * Per UTC day (ascending), the service ceiling is taken first, then each account (ascending id) takes
-   * its share from its free visits and packs. This fixed lock order keeps concurrent flushes of several
-   * instances free of deadlocks; the day row lock makes them take turns.
+   * its share from its free visits and packs. Every day row of the batch is locked first, in ascending
+   * order, so all flushes lock in one order (days, then accounts, then packs, then gaps, each sorted):
+   * without it, a batch spanning midnight would lock an account row before the second day's row while
+   * a one-day batch locks them the other way round, and PostgreSQL would abort one as a deadlock.
    */
   private async grant(tx: Tx, batch: FlushBatch): Promise<{ kept: VisitCount[]; shortfalls: Shortfall[] }> {
     const kept: VisitCount[] = [];
     const shortfalls: Shortfall[] = [];
-    for (const [day, counts] of groupSorted(batch.counts, (c) => c.day)) {
+    const days = groupSorted(batch.counts, (c) => c.day);
+    for (const [day] of days) await lockDay(tx, day);
+    for (const [day, counts] of days) {
       let dayLeft = await grantDay(tx, day, sum(counts), batch.limits.trackingDailyLimit);
-      for (const [account, own] of groupSorted(counts, (c) => c.accountId ?? '')) {
+      for (const [account, own] of groupSorted(counts, (c) => c.accountId ?? TRIAL_GROUP)) {
         const offer = Math.min(sum(own), dayLeft);
         // Trial links belong to no account: only the service ceiling bounds them.
-        const got = account === '' ? offer : await grantAccount(tx, this.dialect, account, day.slice(0, 7), offer, batch.limits.freeVisitsPerMonth);
+        const got = account === TRIAL_GROUP ? offer : await grantAccount(tx, this.dialect, account, day.slice(0, 7), offer, batch.limits.freeVisitsPerMonth);
         dayLeft -= got;
         const split = allocate(own, got);
         for (const c of split.kept) kept.push(c);
