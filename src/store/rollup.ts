@@ -18,6 +18,8 @@ export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve
  * once; the analytics_state row is locked first, so passes of several instances take turns.
  */
 export async function rollUp(db: Kysely<AnalyticsDB>, now: number): Promise<number> {
+  // Read before the journal: every visit older than this was flushed by then, so this pass folds it.
+  const covered = await durableUntil(db, now);
   let total = 0;
   const buckets = await db.selectFrom('visit_journal').select('bucket').distinct().execute();
   for (const { bucket } of buckets) {
@@ -28,10 +30,11 @@ export async function rollUp(db: Kysely<AnalyticsDB>, now: number): Promise<numb
       if (!more) break;
     }
   }
+  // Only ever rises: a slower roll-up of another instance must not make stats look older.
   await db
     .insertInto('analytics_state')
-    .values({ name: 'rolled_up_at', value: now })
-    .onConflict((oc) => oc.column('name').doUpdateSet({ value: now }))
+    .values({ name: 'rolled_up_at', value: covered })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value: covered }).where('analytics_state.value', '<', covered))
     .execute();
   if (total > 0) {
     await db
@@ -103,4 +106,15 @@ async function addLinkVisits(tx: Transaction<AnalyticsDB>, perLink: Map<string, 
     await sql`update links set visits = links.visits + v.n from (${values}) as v where links.id = v.id`.execute(tx);
     await breathe();
   }
+}
+
+/**
+ * The time up to which every running instance has made its visits durable (its last flush or idle
+ * heartbeat): the honest "refreshed at" of what a roll-up folds. An instance that died holds it back
+ * until it is reaped, which is right: its unflushed visits are not in the stats (they become a gap).
+ */
+async function durableUntil(db: Kysely<AnalyticsDB>, now: number): Promise<number> {
+  const row = await db.selectFrom('recorder_instances').select((eb) => eb.fn.min<number>('flushed_to').as('covered')).executeTakeFirst();
+  const covered = row?.covered === null || row?.covered === undefined ? now : Number(row.covered);
+  return Math.min(covered, now);
 }

@@ -59,7 +59,8 @@ export class StatsService {
       known = { generation: fresh.generation, counts: await this.counts(link.id, w.from, days) };
       this.computed.set(key, known);
     }
-    return { from: w.from, to: w.to, refreshedAt: fresh.refreshedAt ?? w.to, ...known.counts, gaps };
+    // Before the first roll-up nothing has been folded: the counts are as of the link's creation.
+    return { from: w.from, to: w.to, refreshedAt: fresh.refreshedAt ?? link.createdAt, ...known.counts, gaps };
   }
 
   private async counts(linkId: string, from: number, days: number): Promise<Counts> {

@@ -26,7 +26,7 @@ export const Stats = Type.Object(
   {
     from: ms('Start of the window (midnight UTC, days - 1 days before today)'),
     to: ms('End of the window (the time of the request)'),
-    refreshedAt: ms('When the rollups were last brought up to date; later visits are not counted yet'),
+    refreshedAt: ms('Every visit before this time is counted (all instances had made their visits durable by then); later ones may not be yet'),
     total: count('Recorded redirects in the window'),
     daily: Type.Array(
       Type.Object(
