@@ -56,3 +56,17 @@ test('CSV quotes fields and defuses values a spreadsheet would run as formulas',
     '',
   ]);
 });
+
+test('browser names come from a fixed list: case variants and invented names are "other"', () => {
+  assert.equal(classifyAgent('gObRoWsEr/1.0').browser, 'other');
+  assert.equal(classifyAgent('SNAPCHAT/1.2').browser, classifyAgent('Snapchat/1.2').browser);
+  assert.equal(classifyAgent('Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0').browser, 'Firefox');
+  const names = new Set(Array.from({ length: 500 }, (_, i) => classifyAgent(`Custom${i}Agent/1.0 (X11; Linux x86_64)`).browser));
+  assert.ok(names.size <= 2, [...names].join(','));
+});
+
+test('a referrer naming a numeric address is "unknown"', () => {
+  assert.equal(referrerHost('http://203.0.113.5/page'), 'unknown');
+  assert.equal(referrerHost('https://[2001:db8::1]/x'), 'unknown');
+  assert.equal(referrerHost('https://www.Example.org./x?y'), 'example.org');
+});

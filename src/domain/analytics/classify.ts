@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isbot } from 'isbot';
 import UAParser from 'ua-parser-js';
 import type { DeviceClass } from './ports.js';
@@ -72,9 +73,24 @@ export class VisitClassifier {
   }
 }
 
+/**
+ * Browser names reported, as ua-parser-js spells them; anything else is "other". ua-parser-js's
+ * generic patterns return whatever token a client sends ("gObRoWsEr"), so without a fixed list a client
+ * could split the stats by capitalisation and grow the interned classes without bound.
+ */
+const BROWSERS = new Map(
+  [
+    'Chrome', 'Chrome Headless', 'Chrome WebView', 'Chromium', 'Mobile Chrome', 'Edge', 'Firefox', 'Mobile Firefox',
+    'Firefox Focus', 'Safari', 'Mobile Safari', 'Opera', 'Opera Mini', 'Opera Mobi', 'Opera Touch', 'Opera GX',
+    'Samsung Internet', 'UCBrowser', 'Brave', 'Vivaldi', 'Yandex', 'IE', 'IEMobile', 'Android Browser', 'Silk',
+    'DuckDuckGo', 'MIUI Browser', 'Huawei Browser', 'QQBrowser', 'Baidu', 'WeChat', 'Facebook', 'Instagram',
+    'Snapchat', 'Line', 'TikTok', 'Twitter', 'LinkedIn', 'Electron', 'WebKit', 'GSA', 'Whale', 'Puffin', 'Coc Coc',
+  ].map((name) => [name.toLowerCase(), name]),
+);
+
 export function classifyAgent(ua: string): Omit<UaClass, 'id'> {
   const result = new UAParser(ua).getResult();
-  const browser = (result.browser.name ?? 'other').slice(0, 40);
+  const browser = BROWSERS.get((result.browser.name ?? '').toLowerCase()) ?? 'other';
   if (isbot(ua)) return { device: 'bot', browser, bot: true };
   return { device: deviceClass(result.device.type, Boolean(result.os.name || result.browser.name)), browser, bot: false };
 }
@@ -87,10 +103,14 @@ function deviceClass(type: string | undefined, recognised: boolean): DeviceClass
   return 'other';
 }
 
-/** Lower-cased host without `www.` or a trailing dot; `unknown` when the header is not a URL. */
+/**
+ * Lower-cased host without `www.` or a trailing dot; `unknown` when the header is not a URL, or names a
+ * numeric address (says nothing about a site, and an address is not kept in the database).
+ */
 export function referrerHost(referrer: string): string {
   try {
     let host = new URL(referrer).hostname.toLowerCase();
+    if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return 'unknown';
     if (host.endsWith('.')) host = host.slice(0, -1);
     if (host.startsWith('www.')) host = host.slice(4);
     return host ? host.slice(0, MAX_HOST) : 'unknown';
