@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { KeyRecord, KeyStore } from '../domain/ports.js';
 import { isScope, type Scope } from '../domain/principal.js';
 import type { DB } from './schema.js';
-import { appendLedger } from './credit-store.js';
+import { changeBalance } from './credit-store.js';
 import { isUniqueViolation } from './sql-errors.js';
 
 export class DuplicateEmailError extends Error {}
@@ -72,15 +72,6 @@ export class KyselyAccountStore implements KeyStore {
 
   /** A grant is a ledger row and a balance change in one transaction; returns the new balance. */
   async grantCredits(accountId: string, credits: number, now: number): Promise<number> {
-    return this.db.transaction().execute(async (tx) => {
-      const account = await tx
-        .updateTable('accounts')
-        .set({ purchased_balance: sql<number>`purchased_balance + ${credits}` })
-        .where('id', '=', accountId)
-        .returning('purchased_balance')
-        .executeTakeFirstOrThrow();
-      await appendLedger(tx, { accountId, kind: 'grant', amount: credits, balanceAfter: account.purchased_balance, reference: null, now });
-      return account.purchased_balance;
-    });
+    return this.db.transaction().execute((tx) => changeBalance(tx, { accountId, amount: credits, kind: 'grant', reference: null, now }));
   }
 }

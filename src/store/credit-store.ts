@@ -136,22 +136,36 @@ export async function commitReservation(tx: Transaction<DB>, reservationId: stri
     .returning(['account_id', 'amount'])
     .executeTakeFirst();
   if (!reservation) throw new AppError('links_unavailable', 1);
+  await changeBalance(tx, {
+    accountId: reservation.account_id,
+    amount: -reservation.amount,
+    kind,
+    reference,
+    now,
+    releasesReserved: reservation.amount,
+  });
+}
+
+/**
+ * The one way purchased_balance changes: the balance moves by `amount` and an append-only ledger row
+ * records it with the balance after it, in the caller's transaction, so the ledger always sums to the
+ * balance. `releasesReserved` lowers the reserved credits in the same statement (a committed spend).
+ * Returns the new balance.
+ */
+export async function changeBalance(
+  tx: Transaction<DB>,
+  entry: { accountId: string; amount: number; kind: string; reference: string | null; now: number; releasesReserved?: number },
+): Promise<number> {
+  const released = entry.releasesReserved ?? 0;
   const account = await tx
     .updateTable('accounts')
     .set({
-      purchased_balance: sql<number>`purchased_balance - ${reservation.amount}`,
-      reserved_credits: sql<number>`reserved_credits - ${reservation.amount}`,
+      purchased_balance: sql<number>`purchased_balance + ${entry.amount}`,
+      reserved_credits: sql<number>`reserved_credits - ${released}`,
     })
-    .where('id', '=', reservation.account_id)
+    .where('id', '=', entry.accountId)
     .returning('purchased_balance')
     .executeTakeFirstOrThrow();
-  await appendLedger(tx, { accountId: reservation.account_id, kind, amount: -reservation.amount, balanceAfter: account.purchased_balance, reference, now });
-}
-
-export async function appendLedger(
-  tx: Transaction<DB>,
-  entry: { accountId: string; kind: string; amount: number; balanceAfter: number; reference: string | null; now: number },
-): Promise<void> {
   await tx
     .insertInto('credit_ledger')
     .values({
@@ -159,9 +173,10 @@ export async function appendLedger(
       account_id: entry.accountId,
       kind: entry.kind,
       amount: entry.amount,
-      balance_after: entry.balanceAfter,
+      balance_after: account.purchased_balance,
       reference: entry.reference,
       created_at: entry.now,
     })
     .execute();
+  return account.purchased_balance;
 }

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { PackRecord, PackStore } from '../domain/ports.js';
-import { appendLedger, commitReservation } from './credit-store.js';
+import { changeBalance, commitReservation } from './credit-store.js';
 import { completeClaim } from './idempotency.js';
 import type { DB } from './schema.js';
 
@@ -25,24 +25,24 @@ export class KyselyPackStore implements PackStore {
   async create(command: Parameters<PackStore['create']>[0]) {
     const { claim, pack } = command;
     return this.db.transaction().execute(async (tx) => {
-        await commitReservation(tx, command.reservationId, 'pack_spend', pack.id, pack.createdAt);
-        const row = await tx
-          .insertInto('capacity_packs')
-          .values({
-            id: pack.id,
-            account_id: pack.accountId,
-            status: 'active',
-            credits: pack.credits,
-            visits: pack.visits,
-            visits_used: 0,
-            created_at: pack.createdAt,
-            refunded_at: null,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        const record = toPackRecord(row);
-        await completeClaim(tx, claim.id, command.render(record), null);
-        return record;
+      await commitReservation(tx, command.reservationId, 'pack_spend', pack.id, pack.createdAt);
+      const row = await tx
+        .insertInto('capacity_packs')
+        .values({
+          id: pack.id,
+          account_id: pack.accountId,
+          status: 'active',
+          credits: pack.credits,
+          visits: pack.visits,
+          visits_used: 0,
+          created_at: pack.createdAt,
+          refunded_at: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const record = toPackRecord(row);
+      await completeClaim(tx, claim.id, command.render(record), null);
+      return record;
     });
   }
 
@@ -67,14 +67,8 @@ export class KyselyPackStore implements PackStore {
         .returningAll()
         .executeTakeFirst();
       if (!row) throw new UnrefundablePackError(`pack ${id} does not exist, is refunded already, or has recorded visits`);
-      const account = await tx
-        .updateTable('accounts')
-        .set({ purchased_balance: sql<number>`purchased_balance + ${row.credits}` })
-        .where('id', '=', row.account_id)
-        .returning('purchased_balance')
-        .executeTakeFirstOrThrow();
-      await appendLedger(tx, { accountId: row.account_id, kind: 'refund', amount: row.credits, balanceAfter: account.purchased_balance, reference: id, now });
-      return { pack: toPackRecord(row), purchasedBalance: account.purchased_balance };
+      const purchasedBalance = await changeBalance(tx, { accountId: row.account_id, amount: row.credits, kind: 'refund', reference: id, now });
+      return { pack: toPackRecord(row), purchasedBalance };
     });
   }
 }
