@@ -1,31 +1,9 @@
-import type { Config } from '../config.js';
 import { isScope, type Scope } from '../domain/principal.js';
 import { hashSecret, newApiKey } from '../domain/secrets.js';
 import { DuplicateEmailError, KyselyAccountStore } from '../store/account-store.js';
-import type { Database } from '../store/database.js';
 import { KyselyPackStore, UnrefundablePackError } from '../store/pack-store.js';
+import { CliError, required, type Command } from './command.js';
 import { linkCommands } from './link-commands.js';
-
-export class CliError extends Error {}
-
-interface Context {
-  database: Database;
-  config: Config;
-  now: number;
-}
-
-type Values = Record<string, string | undefined>;
-
-interface Command {
-  options: Record<string, { type: 'string' }>;
-  run(values: Values, context: Context): Promise<object>;
-}
-
-const required = (values: Values, name: string): string => {
-  const value = values[name];
-  if (value === undefined || value === '') throw new CliError(`--${name} is required`);
-  return value;
-};
 
 const nonNegativeInteger = (raw: string, name: string, min = 0): number => {
   const value = Number(raw);

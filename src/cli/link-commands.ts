@@ -1,44 +1,28 @@
-import type { Config } from '../config.js';
-import type { Database } from '../store/database.js';
 import { KyselyModerationStore, type ModerationOutcome } from '../store/moderation-store.js';
-import { CliError } from './commands.js';
-
-interface Context {
-  database: Database;
-  config: Config;
-  now: number;
-}
-
-type Values = Record<string, string | undefined>;
+import { CliError, required, type Command } from './command.js';
 
 /**
  * Operator abuse controls: `links suspend --id` and `links restore --id`. A running server notices
  * within REDIRECT_CACHE_TTL_MS, through the change feed the store writes with each change.
  */
-export const linkCommands = {
+export const linkCommands: Record<string, Command> = {
   'links suspend': {
-    options: { id: { type: 'string' as const } },
-    async run(values: Values, { database, now }: Context): Promise<object> {
-      const id = linkId(values);
+    options: { id: { type: 'string' } },
+    async run(values, { database, now }) {
+      const id = required(values, 'id');
       const outcome = await new KyselyModerationStore(database.db).suspend(id, now);
       return report(id, outcome, 'suspended');
     },
   },
   'links restore': {
-    options: { id: { type: 'string' as const } },
-    async run(values: Values, { database, now }: Context): Promise<object> {
-      const id = linkId(values);
+    options: { id: { type: 'string' } },
+    async run(values, { database, now }) {
+      const id = required(values, 'id');
       const outcome = await new KyselyModerationStore(database.db).restore(id, now);
       return report(id, outcome, 'active');
     },
   },
 };
-
-function linkId(values: Values): string {
-  const id = values.id;
-  if (id === undefined || id === '') throw new CliError('--id is required');
-  return id;
-}
 
 /** Repeating an action is a no-op success; anything else that did not change is refused with the reason. */
 function report(id: string, outcome: ModerationOutcome, wanted: 'suspended' | 'active'): object {

@@ -2,7 +2,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase, type Database } from '../store/database.js';
-import { commands, CliError } from './commands.js';
+import { CliError } from './command.js';
+import { commands } from './commands.js';
 
 /**
  * The operator's command line (CONTRACT.md): one JSON object on stdout on success; on failure a one-line

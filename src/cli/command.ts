@@ -1,0 +1,25 @@
+import type { Config } from '../config.js';
+import type { Database } from '../store/database.js';
+
+/** A failure to report to the operator as one line, with a non-zero exit. */
+export class CliError extends Error {}
+
+export interface Context {
+  database: Database;
+  config: Config;
+  now: number;
+}
+
+export type Values = Record<string, string | undefined>;
+
+/** One admin command: its `--options` (all strings) and what it does with them. */
+export interface Command {
+  options: Record<string, { type: 'string' }>;
+  run(values: Values, context: Context): Promise<object>;
+}
+
+export const required = (values: Values, name: string): string => {
+  const value = values[name];
+  if (value === undefined || value === '') throw new CliError(`--${name} is required`);
+  return value;
+};
