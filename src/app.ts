@@ -8,7 +8,7 @@ import { IdempotencyGuard, PENDING_CLAIM_TTL_MS } from './domain/idempotency.js'
 import { LinkService } from './domain/link-service.js';
 import { RedirectResolver } from './domain/redirects.js';
 import type { RandomBytes } from './domain/slugs.js';
-import type { Clock } from './domain/time.js';
+import { days, type Clock } from './domain/time.js';
 import { setUpAnalytics } from './http/analytics.js';
 import { toLinkResponse } from './http/link-response.js';
 import { installAuth } from './http/plugins/auth.js';
@@ -177,8 +177,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Reservations a crashed request left behind are released once they expire (also at start).
   await credits.releaseExpired(now());
   const timers = [
-    setInterval(() => void purgeIdempotencyBefore(database.db, now() - 2 * 86_400_000).catch(() => {}), 3_600_000),
-    setInterval(() => void purgeLinkChangesBefore(database.db, now() - 86_400_000).catch(() => {}), 3_600_000),
+    setInterval(() => void purgeIdempotencyBefore(database.db, now() - days(2)).catch(() => {}), 3_600_000),
+    setInterval(() => void purgeLinkChangesBefore(database.db, now() - days(1)).catch(() => {}), 3_600_000),
     setInterval(() => void credits.releaseExpired(now()).catch(() => {}), 15_000),
   ];
   for (const timer of timers) timer.unref();

@@ -1,8 +1,7 @@
-import type { Clock } from '../time.js';
+import { DAY_MS, utcDay, type Clock } from '../time.js';
 import { VisitClassifier, type UaClass } from './classify.js';
 import type { RecordingLimits, Shortfall, Source, VisitCount, VisitStore } from './ports.js';
 
-const DAY_MS = 86_400_000;
 
 export interface RecorderOptions {
   store: VisitStore;
@@ -184,7 +183,7 @@ export class VisitRecorder {
 const days = new Map<number, string>();
 function dayName(n: number): string {
   let name = days.get(n);
-  if (!name) days.set(n, (name = new Date(n * DAY_MS).toISOString().slice(0, 10)));
+  if (!name) days.set(n, (name = utcDay(n * DAY_MS)));
   return name;
 }
 

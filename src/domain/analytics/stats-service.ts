@@ -1,11 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import type { LinkService } from '../link-service.js';
 import type { Principal } from '../principal.js';
-import { utcDay, type Clock } from '../time.js';
+import { DAY_MS, utcDay, type Clock } from '../time.js';
 import { toCsv } from './csv.js';
 import type { DeviceClass, Gap, RollupRow, StatsStore } from './ports.js';
 
-const DAY_MS = 86_400_000;
 /** Referrers listed by name; the rest are summed into one "other" entry. */
 export const TOP_REFERRERS = 50;
 
