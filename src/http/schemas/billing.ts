@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntegerConst, StringEnum } from './common.js';
+import { Count, IntegerConst, StringEnum } from './common.js';
 
 export const QuoteBody = Type.Object({ action: StringEnum(['link.create', 'tracking.purchase'] as const) }, { additionalProperties: false });
 
@@ -25,7 +25,6 @@ export const CapacityPack = Type.Object(
   { additionalProperties: false, title: 'CapacityPack' },
 );
 
-const count = (description: string) => Type.Integer({ minimum: 0, description });
 
 export const Usage = Type.Object(
   {
@@ -33,24 +32,24 @@ export const Usage = Type.Object(
     resetAt: Type.Integer({ description: 'Start of the next UTC month (Unix ms): free links and visits reset' }),
     links: Type.Object(
       {
-        createdThisMonth: count('Links created this UTC month, free and paid'),
-        freeLeft: count('Free links left this UTC month'),
-        total: count('All links of the account'),
+        createdThisMonth: Count('Links created this UTC month, free and paid'),
+        freeLeft: Count('Free links left this UTC month'),
+        total: Count('All links of the account'),
       },
       { additionalProperties: false },
     ),
     visits: Type.Object(
       {
-        recordedThisMonth: count('Visits recorded this UTC month'),
-        allowanceLeft: count('Visits that can still be recorded: freeLeft + packsLeft'),
-        freeLeft: count('Free recorded visits left this UTC month'),
-        packsLeft: count('Unused visits of active capacity packs (carried forward)'),
+        recordedThisMonth: Count('Visits recorded this UTC month'),
+        allowanceLeft: Count('Visits that can still be recorded: freeLeft + packsLeft'),
+        freeLeft: Count('Free recorded visits left this UTC month'),
+        packsLeft: Count('Unused visits of active capacity packs (carried forward)'),
       },
       { additionalProperties: false },
     ),
-    purchasedBalance: count('Purchased credits available: balance less active reservations'),
+    purchasedBalance: Count('Purchased credits available: balance less active reservations'),
     keyBudget: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Monthly budget of the calling key; null: no limit beyond the balance' }),
-    keySpent: count('Credits the calling key spent (or holds reserved) this UTC month'),
+    keySpent: Count('Credits the calling key spent (or holds reserved) this UTC month'),
     pricing: Type.Object(
       {
         extraLinkCredits: Type.Integer(),

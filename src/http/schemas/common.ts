@@ -8,6 +8,9 @@ export const StringEnum = <const T extends readonly string[]>(values: T, options
 /** An integer constant (TypeBox's Literal says `type: number`, which misdescribes it). */
 export const IntegerConst = <const N extends number>(value: N): TUnsafe<N> => Type.Unsafe<N>({ type: 'integer', const: value });
 
+/** A non-negative integer count, described. */
+export const Count = (description: string) => Type.Integer({ minimum: 0, description });
+
 export const ErrorBody = Type.Object(
   { error: Type.String({ description: 'Error value from the catalog (docs/errors.md)' }) },
   { additionalProperties: false, $id: 'ErrorBody', title: 'Error' },

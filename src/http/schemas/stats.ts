@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DEVICE_CLASSES, GAP_REASONS } from '../../domain/analytics/ports.js';
-import { StringEnum } from './common.js';
+import { Count, StringEnum } from './common.js';
 
-const count = (description: string) => Type.Integer({ minimum: 0, description });
 const ms = (description: string) => Type.Integer({ description: `${description}, Unix milliseconds` });
 
 export const StatsQuery = Type.Object(
@@ -27,24 +26,24 @@ export const Stats = Type.Object(
     from: ms('Start of the window (midnight UTC, days - 1 days before today)'),
     to: ms('End of the window (the time of the request)'),
     refreshedAt: ms('Every visit before this time is counted (all instances had made their visits durable by then); later ones may not be yet'),
-    total: count('Recorded redirects in the window'),
+    total: Count('Recorded redirects in the window'),
     daily: Type.Array(
       Type.Object(
-        { date: Type.String({ format: 'date' }), total: count('Visits that UTC day'), s: count('Through /s/'), q: count('Through /q/ (QR)') },
+        { date: Type.String({ format: 'date' }), total: Count('Visits that UTC day'), s: Count('Through /s/'), q: Count('Through /q/ (QR)') },
         { additionalProperties: false },
       ),
       { description: 'Every UTC day of the window, oldest first, zeros included' },
     ),
     countries: Type.Array(
-      Type.Object({ country: Type.String({ description: 'ISO 3166-1 alpha-2, or "unknown"' }), count: count('Visits') }, { additionalProperties: false }),
+      Type.Object({ country: Type.String({ description: 'ISO 3166-1 alpha-2, or "unknown"' }), count: Count('Visits') }, { additionalProperties: false }),
       { description: 'Sorted by count, descending' },
     ),
-    devices: Type.Array(Type.Object({ device: StringEnum(DEVICE_CLASSES), count: count('Visits') }, { additionalProperties: false }), {
+    devices: Type.Array(Type.Object({ device: StringEnum(DEVICE_CLASSES), count: Count('Visits') }, { additionalProperties: false }), {
       description: 'Sorted by count, descending',
     }),
     referrers: Type.Array(
       Type.Object(
-        { referrer: Type.String({ description: 'Host without www., "direct" when absent, "unknown" when not a URL, "other" for the rest' }), count: count('Visits') },
+        { referrer: Type.String({ description: 'Host without www., "direct" when absent, "unknown" when not a URL, "other" for the rest' }), count: Count('Visits') },
         { additionalProperties: false },
       ),
       { description: 'Top 50 by count, then one "other" entry summing the rest' },
