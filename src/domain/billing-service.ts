@@ -90,16 +90,15 @@ export class BillingService {
     const key = requireKey(principal, 'links:read');
     const now = this.deps.now();
     const month = utcMonth(now);
-    const [state, createdThisMonth, total, recording] = await Promise.all([
+    const [state, linkCounts, recording] = await Promise.all([
       this.spendingState(key),
-      this.deps.usage.linksCreatedSince(key.accountId, utcMonthStart(now)),
-      this.deps.usage.totalLinks(key.accountId),
+      this.deps.usage.linkCounts(key.accountId, utcMonthStart(now)),
       this.deps.recording.accountRecording(key.accountId, month),
     ]);
     return {
       month,
       resetAt: nextUtcMonthStart(now),
-      links: { createdThisMonth, freeLeft: state.freeLinks, total },
+      links: { createdThisMonth: linkCounts.since, freeLeft: state.freeLinks, total: linkCounts.total },
       visits: {
         recordedThisMonth: recording.recordedThisMonth,
         allowanceLeft: recording.freeLeft + recording.packsLeft,

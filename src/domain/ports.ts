@@ -133,8 +133,8 @@ export interface PackStore {
 }
 
 export interface UsageStore {
-  linksCreatedSince(accountId: string, since: number): Promise<number>;
-  totalLinks(accountId: string): Promise<number>;
+  /** All the account's links, and those created at or after `since` (Unix ms). */
+  linkCounts(accountId: string, since: number): Promise<{ total: number; since: number }>;
   freeLinksUsed(accountId: string, month: string): Promise<number>;
 }
 

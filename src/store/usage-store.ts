@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { UsageStore } from '../domain/ports.js';
 import type { DB } from './schema.js';
 
@@ -6,23 +6,17 @@ import type { DB } from './schema.js';
 export class KyselyUsageStore implements UsageStore {
   constructor(private readonly db: Kysely<DB>) {}
 
-  async linksCreatedSince(accountId: string, since: number): Promise<number> {
+  /** The account's links in one pass: all of them, and those created at or after `since`. */
+  async linkCounts(accountId: string, since: number): Promise<{ total: number; since: number }> {
     const row = await this.db
       .selectFrom('links')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .where('created_at', '>=', since)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
-  async totalLinks(accountId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('links')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select((eb) => [
+        eb.fn.countAll<number>().as('total'),
+        sql<number>`coalesce(sum(case when created_at >= ${since} then 1 else 0 end), 0)`.as('since'),
+      ])
       .where('account_id', '=', accountId)
       .executeTakeFirstOrThrow();
-    return Number(row.n);
+    return { total: Number(row.total), since: Number(row.since) };
   }
 
   async freeLinksUsed(accountId: string, month: string): Promise<number> {
