@@ -61,7 +61,7 @@ export class IdempotencyGuard {
 }
 
 /** A stored result is replayed only for the same payload, from the same network, on the same UTC day. */
-export function replayable(stored: StoredResult, claim: IdempotencyClaim): StoredResult {
+function replayable(stored: StoredResult, claim: IdempotencyClaim): StoredResult {
   if (stored.fingerprint !== claim.fingerprint || stored.network !== claim.network || stored.day !== claim.day) {
     throw new AppError('request_conflict');
   }

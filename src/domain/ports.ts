@@ -57,7 +57,6 @@ export interface CreateLinkCommand {
   render: (record: LinkRecord) => { response: string; sealedSecret: string | null };
 }
 
-
 export interface LinkChanges {
   target?: string;
   title?: string;

@@ -43,5 +43,5 @@ export async function setUpAnalytics(app: FastifyInstance, deps: { config: Confi
   const country = countryOf(settings.countryHeader);
   const visits: VisitSink = (request, linkId, accountId, source) =>
     recorder.record(linkId, accountId, source, request.headers['user-agent'], request.headers.referer, country(request));
-  return { recorder, visits, stats: new StatsService({ links: deps.links, store: statsStore, now }), recording: statsStore };
+  return { visits, stats: new StatsService({ links: deps.links, store: statsStore, now }), recording: statsStore };
 }

@@ -91,8 +91,8 @@ export interface StatsStore {
   /** Gaps of this link, and service-wide gaps after it was created, overlapping [from, to]. */
   gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]>;
   /**
-   * When the rollups were last brought up to date (undefined before the first roll-up), and a number
-   * that changes whenever a roll-up changed any count (so computed stats can be reused until then).
+   * The time before which every visit is in the rollups (undefined before the first roll-up), and a
+   * number that changes whenever a roll-up changed any count (so computed stats can be reused until then).
    */
   freshness(): Promise<{ refreshedAt: number | undefined; generation: number }>;
 }
