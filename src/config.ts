@@ -27,7 +27,8 @@ export interface AnalyticsConfig {
   readonly flushIntervalMs: number;
   readonly rollupIntervalMs: number;
   readonly heartbeatIntervalMs: number;
-  readonly bufferMaxEntries: number;
+  /** Visits held in memory while the database cannot be written; beyond, visits are dropped (a gap). */
+  readonly bufferMaxVisits: number;
 }
 
 export interface Protection {
@@ -129,7 +130,8 @@ export function loadConfig(env: Env = process.env): Config {
       // a longer interval folds more visits into each row write, at the price of staler stats.
       rollupIntervalMs: int('ANALYTICS_ROLLUP_INTERVAL_MS', 60_000, 10, 3_600_000),
       heartbeatIntervalMs: int('ANALYTICS_HEARTBEAT_INTERVAL_MS', 5000, 10, 600_000),
-      bufferMaxEntries: int('ANALYTICS_BUFFER_MAX_ENTRIES', 200_000, 1, 100_000_000),
+      // About 50 bytes a visit: the default holds an outage of a few minutes at a busy instance's rate.
+      bufferMaxVisits: int('ANALYTICS_BUFFER_MAX_VISITS', 2_000_000, 1, 100_000_000),
     }),
     protection: Object.freeze({
       redirectFloodPerMinute: int('REDIRECT_FLOOD_PER_MINUTE', 3000, 1, 100_000_000),

@@ -1,21 +1,35 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { allocate } from '../src/domain/analytics/allocation.js';
+import { accountTotals, trim } from '../src/domain/analytics/allocation.js';
 import { classifyAgent, referrerHost, VisitClassifier } from '../src/domain/analytics/classify.js';
 import { CSV_HEADER, toCsv } from '../src/domain/analytics/csv.js';
-import type { VisitCount } from '../src/domain/analytics/ports.js';
+import type { DayVisits } from '../src/domain/analytics/ports.js';
 import { UA } from './helpers/analytics.js';
 
-const count = (linkId: string, n: number): VisitCount => ({
-  linkId, accountId: 'a', day: '2026-11-15', source: 's', country: 'DE', device: 'mobile', browser: 'Chrome', bot: false, referrer: 'direct', count: n,
-});
+/** Visits in arrival order, as [link, account] pairs. */
+function day(visits: [string, string | null][]): DayVisits {
+  const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
+  return {
+    day: '2026-11-15',
+    from: 0,
+    links: visits.map(([link]) => link),
+    accounts: visits.map(([, account]) => account),
+    sources: visits.map(() => 's'),
+    countries: visits.map(() => 'DE'),
+    classes: visits.map(() => visitor),
+    referrers: visits.map(() => 'direct'),
+  };
+}
 
-test('a grant is split over counts in order, and the rest is refused per link', () => {
-  const { kept, refused } = allocate([count('L1', 3), count('L2', 4), count('L1', 2)], 5);
-  assert.deepEqual(kept.map((c) => [c.linkId, c.count]), [['L1', 3], ['L2', 2]]);
-  assert.deepEqual([...refused], [['L2', 2], ['L1', 2]]);
-  assert.equal(allocate([count('L1', 3)], 0).kept.length, 0);
-  assert.deepEqual(allocate([count('L1', 3)], 10).refused.size, 0);
+test('each account keeps its first granted visits in arrival order; the rest is refused per link', () => {
+  const visits = day([['L1', 'a'], ['L2', 'a'], ['T1', null], ['L1', 'a'], ['L3', 'b'], ['L2', 'a'], ['T1', null]]);
+  assert.deepEqual(accountTotals(visits), [['a', 4], ['b', 1], ['~trial', 2]]);
+  const { keep, kept, refused } = trim(visits, new Map([['a', 2], ['b', 1], ['~trial', 1]]));
+  assert.deepEqual([...keep!], [1, 1, 1, 0, 1, 0, 0]);
+  assert.equal(kept, 4);
+  assert.deepEqual([...refused], [['L1', { account: 'a', count: 1 }], ['L2', { account: 'a', count: 1 }], ['T1', { account: '~trial', count: 1 }]]);
+  assert.deepEqual(trim(visits, new Map([['a', 4], ['b', 1], ['~trial', 2]])), { keep: null, kept: 7, refused: new Map() });
+  assert.equal(trim(visits, new Map()).kept, 0);
 });
 
 test('referrers become lower-case hosts without www., direct when absent, unknown when not a URL', () => {

@@ -33,7 +33,7 @@ export async function setUpAnalytics(app: FastifyInstance, deps: { config: Confi
     flushIntervalMs: settings.flushIntervalMs,
     rollupIntervalMs: settings.rollupIntervalMs,
     heartbeatIntervalMs: settings.heartbeatIntervalMs,
-    bufferMaxEntries: settings.bufferMaxEntries,
+    bufferMaxVisits: settings.bufferMaxVisits,
     onError: (error) => app.log.warn({ err: error }, 'visit recording: flush failed, will retry'),
   });
   await recorder.start();

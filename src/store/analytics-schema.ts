@@ -14,7 +14,9 @@ export interface VisitJournalTable {
   id: string;
   bucket: number;
   created_at: number;
-  /** Encoded VisitCount[] (see journal.ts). */
+  /** Binary batch (journal.ts); null in rows written before migration 0005. */
+  data: Uint8Array | null;
+  /** Text counts of rows written before migration 0005; empty since. */
   entries: string;
 }
 

@@ -3,10 +3,12 @@ import * as foundation from './migrations/0001-foundation.js';
 import * as billing from './migrations/0002-billing.js';
 import * as analytics from './migrations/0003-analytics.js';
 import * as linkChanges from './migrations/0004-link-changes.js';
+import * as binaryJournal from './migrations/0005-binary-journal.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
- * understand are used: text, integer and bigint (SQLite gives bigint integer affinity). Migrations
+ * understand are used: text, integer and bigint (SQLite gives bigint integer affinity), and binary
+ * (SQLite blob, PostgreSQL bytea). Migrations
  * never import app code. Kysely's migrator takes a lock, so instances starting together are safe.
  */
 const migrations: Record<string, Migration> = {
@@ -14,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0002_billing': billing,
   '0003_analytics': analytics,
   '0004_link_changes': linkChanges,
+  '0005_binary_journal': binaryJournal,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,13 +1,16 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Dimension } from '../domain/analytics/ports.js';
 import type { AnalyticsDB } from './analytics-schema.js';
-import { decodeJournal } from './journal.js';
+import type { Dialect } from './database.js';
+import { decodeBatch, decodeLegacy, type JournalBatch, type LegacyCount } from './journal.js';
+import { jsonRows } from './json-rows.js';
 
 /**
- * Journal rows folded per transaction, and rows per statement (SQLite allows 500 compound SELECTs;
- * small statements keep each synchronous SQLite call around a millisecond).
+ * Journal rows (one second of one bucket each) folded per transaction, and rows per statement: small
+ * statements keep each synchronous SQLite call around a millisecond.
  */
 const JOURNALS_PER_PASS = 20;
-const ROWS_PER_STATEMENT = 200;
+const ROWS_PER_STATEMENT = 1000;
 
 /** better-sqlite3 runs each statement synchronously: yielding between them lets redirects be served. */
 export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -17,14 +20,14 @@ export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve
  * pass is one transaction that also deletes the journal rows it folded, so a count is folded exactly
  * once; the analytics_state row is locked first, so passes of several instances take turns.
  */
-export async function rollUp(db: Kysely<AnalyticsDB>, now: number): Promise<number> {
+export async function rollUp(db: Kysely<AnalyticsDB>, dialect: Dialect, now: number): Promise<number> {
   // Read before the journal: every visit older than this was flushed by then, so this pass folds it.
   const covered = await durableUntil(db, now);
   let total = 0;
   const buckets = await db.selectFrom('visit_journal').select('bucket').distinct().execute();
   for (const { bucket } of buckets) {
     for (;;) {
-      const { visits, more } = await db.transaction().execute((tx) => pass(tx, Number(bucket)));
+      const { visits, more } = await db.transaction().execute((tx) => pass(tx, dialect, Number(bucket)));
       total += visits;
       await breathe();
       if (!more) break;
@@ -46,64 +49,121 @@ export async function rollUp(db: Kysely<AnalyticsDB>, now: number): Promise<numb
   return total;
 }
 
-async function pass(tx: Transaction<AnalyticsDB>, bucket: number): Promise<{ visits: number; more: boolean }> {
+async function pass(tx: Transaction<AnalyticsDB>, dialect: Dialect, bucket: number): Promise<{ visits: number; more: boolean }> {
   // Locking the state row first makes concurrent passes of several instances take turns.
   await tx.insertInto('analytics_state').values({ name: 'roll_up_lock', value: 0 }).onConflict((oc) => oc.column('name').doUpdateSet({ value: 0 })).execute();
-  const journals = await tx.selectFrom('visit_journal').select(['id', 'entries']).where('bucket', '=', bucket).limit(JOURNALS_PER_PASS).execute();
+  const journals = await tx.selectFrom('visit_journal').select(['id', 'entries', 'data']).where('bucket', '=', bucket).limit(JOURNALS_PER_PASS).execute();
   if (journals.length === 0) return { visits: 0, more: false };
-  // Nested maps keyed by strings the journal already holds: no key is built per count and dimension.
-  const rollups = new Map<string, Map<string, Map<string, number>>>();
-  const perLink = new Map<string, number>();
-  let visits = 0;
+  const sums = new RollupSums();
   for (const journal of journals) {
-    for (const c of decodeJournal(journal.entries)) {
-      visits += c.count;
-      perLink.set(c.linkId, (perLink.get(c.linkId) ?? 0) + c.count);
-      let days = rollups.get(c.linkId);
-      if (!days) rollups.set(c.linkId, (days = new Map()));
-      let values = days.get(c.day);
-      if (!values) days.set(c.day, (values = new Map()));
-      const keys = [`s\u0000${c.source}`, `c\u0000${c.country}`, `d\u0000${c.device}`, `b\u0000${c.browser}`, `r\u0000${c.referrer}`, c.bot ? 'x\u0000yes' : 'x\u0000no'];
-      for (const key of keys) values.set(key, (values.get(key) ?? 0) + c.count);
-    }
+    if (journal.data) sums.addBatch(decodeBatch(journal.data));
+    else sums.addCounts(decodeLegacy(journal.entries));
   }
-  await upsertRollups(tx, rollups);
-  await addLinkVisits(tx, perLink);
-  const ids = journals.map((j) => j.id);
-  await tx.deleteFrom('visit_journal').where('id', 'in', ids).execute();
-  return { visits, more: journals.length === JOURNALS_PER_PASS };
+  await upsertRollups(tx, dialect, sums.rows());
+  await addLinkVisits(tx, dialect, sums.perLink);
+  await tx.deleteFrom('visit_journal').where('id', 'in', journals.map((j) => j.id)).execute();
+  return { visits: sums.visits, more: journals.length === JOURNALS_PER_PASS };
 }
 
-const DIMENSION_OF: Record<string, string> = { s: 'source', c: 'country', d: 'device', b: 'browser', r: 'referrer', x: 'bot' };
+/** Rollup key of a dimension value: one letter naming the dimension, a NUL, the value. */
+const DIMENSION_OF: Record<string, Dimension> = { s: 'source', c: 'country', d: 'device', b: 'browser', r: 'referrer', x: 'bot' };
+const key = (letter: string, value: string) => `${letter}\u0000${value}`;
+const SOURCE_KEYS = [key('s', 's'), key('s', 'q')] as const;
+const BOT_KEYS = { true: key('x', 'yes'), false: key('x', 'no') };
 
-async function upsertRollups(tx: Transaction<AnalyticsDB>, rollups: Map<string, Map<string, Map<string, number>>>): Promise<void> {
-  const rows: { link_id: string; dimension: string; day: string; value: string; count: number }[] = [];
-  for (const [link_id, days] of rollups) {
-    for (const [day, values] of days) {
-      for (const [key, count] of values) rows.push({ link_id, dimension: DIMENSION_OF[key[0]!]!, day, value: key.slice(2), count });
+/**
+ * Sums per link, UTC day and dimension value. Keys are built once per batch for each value its tables
+ * name, never per visit: a visit costs six map increments.
+ */
+class RollupSums {
+  readonly perLink = new Map<string, number>();
+  visits = 0;
+  private readonly byLink = new Map<string, Map<string, Map<string, number>>>();
+
+  addBatch(b: JournalBatch): void {
+    const countries = b.countries.map((c) => key('c', c));
+    const referrers = b.referrers.map((r) => key('r', r));
+    const devices = b.classes.map((c) => key('d', c.device));
+    const browsers = b.classes.map((c) => key('b', c.browser));
+    const bots = b.classes.map((c) => BOT_KEYS[`${c.bot}`]);
+    const sums: (Map<string, number> | undefined)[] = [];
+    const visitsOf = new Array<number>(b.links.length).fill(0);
+    for (let i = 0; i < b.visits; i++) {
+      const link = b.word(i, 0);
+      const packed = b.word(i, 2);
+      const visitor = packed >>> 16;
+      const values = (sums[link] ??= this.values(b.links[link]!, b.day));
+      add(values, SOURCE_KEYS[packed & 1]!, 1);
+      add(values, countries[(packed >>> 1) & 0x7fff]!, 1);
+      add(values, devices[visitor]!, 1);
+      add(values, browsers[visitor]!, 1);
+      add(values, bots[visitor]!, 1);
+      add(values, referrers[b.word(i, 1)]!, 1);
+      visitsOf[link]!++;
+    }
+    for (const [i, n] of visitsOf.entries()) add(this.perLink, b.links[i]!, n);
+    this.visits += b.visits;
+  }
+
+  addCounts(counts: LegacyCount[]): void {
+    for (const c of counts) {
+      const values = this.values(c.linkId, c.day);
+      const keys = [key('s', c.source), key('c', c.country), key('d', c.device), key('b', c.browser), key('r', c.referrer), BOT_KEYS[`${c.bot}`]];
+      for (const k of keys) add(values, k, c.count);
+      add(this.perLink, c.linkId, c.count);
+      this.visits += c.count;
     }
   }
+
+  rows(): RollupInput[] {
+    const rows: RollupInput[] = [];
+    for (const [link, days] of this.byLink) {
+      for (const [day, values] of days) {
+        for (const [k, count] of values) rows.push([link, DIMENSION_OF[k[0]!]!, k.slice(2), day, count]);
+      }
+    }
+    return rows;
+  }
+
+  private values(link: string, day: string): Map<string, number> {
+    let days = this.byLink.get(link);
+    if (!days) this.byLink.set(link, (days = new Map()));
+    let values = days.get(day);
+    if (!values) days.set(day, (values = new Map()));
+    return values;
+  }
+}
+
+const add = (m: Map<string, number>, k: string, n: number) => m.set(k, (m.get(k) ?? 0) + n);
+
+type RollupInput = [linkId: string, dimension: Dimension, value: string, day: string, count: number];
+
+/** Rows go to the database as one JSON parameter per statement: no statement building per row. */
+async function upsertRollups(tx: Transaction<AnalyticsDB>, dialect: Dialect, rows: RollupInput[]): Promise<void> {
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    await tx
-      .insertInto('visit_rollups')
-      .values(rows.slice(i, i + ROWS_PER_STATEMENT))
-      .onConflict((oc) =>
-        oc.columns(['link_id', 'dimension', 'value', 'day']).doUpdateSet({ count: sql<number>`visit_rollups.count + excluded.count` }),
-      )
-      .execute();
+    const values = jsonRows(dialect, rows.slice(i, i + ROWS_PER_STATEMENT), [
+      ['link_id', 'text'],
+      ['dimension', 'text'],
+      ['value', 'text'],
+      ['day', 'text'],
+      ['count', 'bigint'],
+    ]);
+    // "where true": SQLite cannot otherwise tell an upsert's ON CONFLICT from a join's ON.
+    await sql`insert into visit_rollups (link_id, dimension, value, day, count) select * from ${values} as v where true
+      on conflict (link_id, dimension, value, day) do update set count = visit_rollups.count + excluded.count`.execute(tx);
     await breathe();
   }
 }
 
 /** One UPDATE … FROM per chunk of links (both databases support it) instead of one statement per link. */
-async function addLinkVisits(tx: Transaction<AnalyticsDB>, perLink: Map<string, number>): Promise<void> {
+async function addLinkVisits(tx: Transaction<AnalyticsDB>, dialect: Dialect, perLink: Map<string, number>): Promise<void> {
   const entries = [...perLink];
   for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
-    const values = sql.join(
-      entries.slice(i, i + ROWS_PER_STATEMENT).map(([id, n]) => sql`select cast(${id} as text) as id, cast(${n} as bigint) as n`),
-      sql` union all `,
-    );
-    await sql`update links set visits = links.visits + v.n from (${values}) as v where links.id = v.id`.execute(tx);
+    const values = jsonRows(dialect, entries.slice(i, i + ROWS_PER_STATEMENT), [
+      ['id', 'text'],
+      ['n', 'bigint'],
+    ]);
+    await sql`update links set visits = links.visits + v.n from ${values} as v where links.id = v.id`.execute(tx);
     await breathe();
   }
 }

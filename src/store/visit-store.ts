@@ -1,22 +1,20 @@
 import crypto from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { allocate, groupSorted, sum } from '../domain/analytics/allocation.js';
-import type { FlushBatch, FlushResult, Shortfall, VisitCount, VisitStore } from '../domain/analytics/ports.js';
+import { accountTotals, TRIAL_GROUP, trim, type Trimmed } from '../domain/analytics/allocation.js';
+import type { DayVisits, FlushBatch, FlushResult, GapReason, RecordingLimits, Shortfall, VisitStore } from '../domain/analytics/ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database, Dialect } from './database.js';
-import { bucketOf, encodeJournal } from './journal.js';
+import { encodeDay } from './journal.js';
 import { breathe, rollUp } from './rollup.js';
 import { grantAccount, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
-/** Counts per journal row: small enough that encoding one never holds the event loop for long. */
-const JOURNAL_CHUNK = 4000;
-/**
- * Trial links have no account; grouped under a key that sorts after every account id (UUIDs are
- * hex), they take what the daily ceiling has left after accounts, not before them.
- */
-const TRIAL_GROUP = '~trial';
+/** Journal rows per INSERT: every flush writes up to one per bucket (64). */
+const JOURNAL_ROWS_PER_STATEMENT = 16;
+/** Accounts granted between yields to the event loop. */
+const ACCOUNTS_PER_YIELD = 32;
+
 /** A refusal this close after the previous one of the same link and reason extends that gap. */
 const GAP_MERGE_MS = 3_600_000;
 
@@ -30,58 +28,70 @@ export class KyselyVisitStore implements VisitStore {
     this.dialect = database.dialect;
   }
 
-  flush(batch: FlushBatch): Promise<FlushResult> {
+  async flush(batch: FlushBatch): Promise<FlushResult> {
+    // Encoded before the transaction, as if every visit were granted: on SQLite every other query waits
+    // while a transaction runs. A day that an allowance cuts short is encoded again inside.
+    const encoded = batch.days.map((day) => encodeDay(day, null));
+    await breathe();
     return this.db.transaction().execute(async (tx) => {
-      const { kept, shortfalls } = await this.grant(tx, batch);
-      for (const [bucket, counts] of groupSorted(kept, (c) => String(bucketOf(c.linkId)))) {
-        for (let i = 0; i < counts.length; i += JOURNAL_CHUNK) {
-          const entries = encodeJournal(counts.slice(i, i + JOURNAL_CHUNK));
-          await tx.insertInto('visit_journal').values({ id: crypto.randomUUID(), bucket: Number(bucket), created_at: batch.now, entries }).execute();
-          await breathe();
-        }
+      // Every day row of the batch is locked first, in ascending order (see grant).
+      for (const day of batch.days) await lockDay(tx, day.day);
+      let recorded = 0;
+      let total = 0;
+      const shortfalls: Shortfall[] = [];
+      for (const [d, day] of batch.days.entries()) {
+        const { keep, kept, refused, reasons } = await this.grant(tx, day, batch.limits);
+        total += day.links.length;
+        recorded += kept;
+        for (const [linkId, r] of refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
+        await this.writeJournal(tx, keep === null ? encoded[d]! : encodeDay(day, keep), batch.now);
       }
       const gaps = [...shortfalls, ...batch.dropped].sort((a, b) => (`${a.linkId}|${a.reason}` < `${b.linkId}|${b.reason}` ? -1 : 1));
       for (const gap of gaps) await addGap(tx, gap);
       await beat(tx, batch.instanceId, batch.startedAt, batch.now);
-      const recorded = sum(kept);
-      return { recorded, refused: sum(batch.counts) - recorded };
+      return { recorded, refused: total - recorded };
     });
   }
 
   /**
-   * Per UTC day (ascending), the service ceiling is taken first, then each account (ascending id) takes
-   * its share from its free visits and packs. Every day row of the batch is locked first, in ascending
-   * order, so all flushes lock in one order (days, then accounts, then packs, then gaps, each sorted):
-   * without it, a batch spanning midnight would lock an account row before the second day's row while
-   * a one-day batch locks them the other way round, and PostgreSQL would abort one as a deadlock.
+   * The service ceiling of the day is taken first, then each account (ascending id) takes its share
+   * from its free visits and packs. All flushes lock in one order (days, then accounts, then packs, then
+   * gaps, each sorted): without it, a batch spanning midnight would lock an account row before the
+   * second day's row while a one-day batch locks them the other way round, and PostgreSQL would abort
+   * one as a deadlock.
    */
-  private async grant(tx: Tx, batch: FlushBatch): Promise<{ kept: VisitCount[]; shortfalls: Shortfall[] }> {
-    const kept: VisitCount[] = [];
-    const shortfalls: Shortfall[] = [];
-    const days = groupSorted(batch.counts, (c) => c.day);
-    for (const [day] of days) await lockDay(tx, day);
-    for (const [day, counts] of days) {
-      let dayLeft = await grantDay(tx, day, sum(counts), batch.limits.trackingDailyLimit);
-      for (const [account, own] of groupSorted(counts, (c) => c.accountId ?? TRIAL_GROUP)) {
-        const offer = Math.min(sum(own), dayLeft);
-        // Trial links belong to no account: only the service ceiling bounds them.
-        const got = account === TRIAL_GROUP ? offer : await grantAccount(tx, this.dialect, account, day.slice(0, 7), offer, batch.limits.freeVisitsPerMonth);
-        dayLeft -= got;
-        const split = allocate(own, got);
-        for (const c of split.kept) kept.push(c);
-        const reason = got < offer ? 'allowance_used_up' : 'daily_ceiling_reached';
-        for (const [linkId, count] of split.refused) shortfalls.push({ linkId, reason, count, from: batch.from, to: batch.now });
-        // SQLite statements run synchronously: without a yield, a busy second's accounts would all be
-        // granted in one macrotask and hold back the redirects waiting behind it.
-        await breathe();
-      }
-      await returnDay(tx, day, dayLeft);
+  private async grant(tx: Tx, day: DayVisits, limits: RecordingLimits): Promise<Trimmed & { reasons: Map<string, GapReason> }> {
+    let dayLeft = await grantDay(tx, day.day, day.links.length, limits.trackingDailyLimit);
+    const granted = new Map<string, number>();
+    const reasons = new Map<string, GapReason>();
+    let accounts = 0;
+    for (const [account, own] of accountTotals(day)) {
+      // SQLite statements run synchronously: a busy second's accounts in one macrotask would hold back
+      // the redirects waiting behind them.
+      if (++accounts % ACCOUNTS_PER_YIELD === 0) await breathe();
+      const offer = Math.min(own, dayLeft);
+      // Trial links belong to no account: only the service ceiling bounds them.
+      const got = account === TRIAL_GROUP ? offer : await grantAccount(tx, this.dialect, account, day.day.slice(0, 7), offer, limits.freeVisitsPerMonth);
+      dayLeft -= got;
+      granted.set(account, got);
+      reasons.set(account, got < offer ? 'allowance_used_up' : 'daily_ceiling_reached');
     }
-    return { kept, shortfalls };
+    await returnDay(tx, day.day, dayLeft);
+    return { ...trim(day, granted), reasons };
+  }
+
+  /** One row per bucket, in bucket order; a few statements per flush, whatever the number of visits. */
+  private async writeJournal(tx: Tx, batches: Map<number, Buffer>, now: number): Promise<void> {
+    const rows = [...batches]
+      .sort(([a], [b]) => a - b)
+      .map(([bucket, data]) => ({ id: crypto.randomUUID(), bucket, created_at: now, entries: '', data }));
+    for (let i = 0; i < rows.length; i += JOURNAL_ROWS_PER_STATEMENT) {
+      await tx.insertInto('visit_journal').values(rows.slice(i, i + JOURNAL_ROWS_PER_STATEMENT)).execute();
+    }
   }
 
   rollUp(now: number): Promise<number> {
-    return rollUp(this.db, now);
+    return rollUp(this.db, this.dialect, now);
   }
 
   async beat(instanceId: string, startedAt: number, now: number): Promise<void> {

@@ -1,33 +1,59 @@
-import type { VisitCount } from './ports.js';
+import type { DayVisits } from './ports.js';
 
 /**
- * Splits `granted` visits over counts in their order (oldest aggregation key first): the granted part
- * is recorded, the rest is refused and reported per link. Pure, so the rule is tested without a database.
+ * Trial links have no account; grouped under a key that sorts after every account id (UUIDs are
+ * hex), they take what the daily ceiling has left after accounts, not before them.
  */
-export function allocate(counts: VisitCount[], granted: number): { kept: VisitCount[]; refused: Map<string, number> } {
-  const kept: VisitCount[] = [];
-  const refused = new Map<string, number>();
-  let left = granted;
-  for (const count of counts) {
-    const take = Math.min(left, count.count);
-    left -= take;
-    if (take === count.count) kept.push(count);
-    else if (take > 0) kept.push({ ...count, count: take });
-    if (take < count.count) refused.set(count.linkId, (refused.get(count.linkId) ?? 0) + count.count - take);
+export const TRIAL_GROUP = '~trial';
+
+/** Visits of one day per account (trial links as TRIAL_GROUP), accounts in ascending order: the lock order. */
+export function accountTotals(day: DayVisits): [string, number][] {
+  const totals = new Map<string, number>();
+  for (const account of day.accounts) {
+    const key = account ?? TRIAL_GROUP;
+    totals.set(key, (totals.get(key) ?? 0) + 1);
   }
-  return { kept, refused };
+  return [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** Groups items by a key, keys in ascending order (a fixed lock order for concurrent flushes). */
-export function groupSorted<T>(items: T[], key: (item: T) => string): [string, T[]][] {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = groups.get(k);
-    if (list) list.push(item);
-    else groups.set(k, [item]);
-  }
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+export interface Trimmed {
+  /** keep[i] === 1 when visit i is recorded; null when every visit is. */
+  keep: Uint8Array | null;
+  kept: number;
+  /** Refused visits per link, with the link's account group (the allowance that refused them). */
+  refused: Map<string, { account: string; count: number }>;
 }
 
-export const sum = (counts: readonly { count: number }[]): number => counts.reduce((total, c) => total + c.count, 0);
+/**
+ * Keeps each account's first `granted` visits in arrival order and refuses the rest, per link. Pure, so
+ * the rule is tested without a database.
+ */
+export function trim(day: DayVisits, granted: Map<string, number>): Trimmed {
+  const n = day.links.length;
+  let short = false;
+  const left = new Map<string, number>();
+  for (const [account, total] of accountTotals(day)) {
+    const got = granted.get(account) ?? 0;
+    left.set(account, got);
+    if (got < total) short = true;
+  }
+  if (!short) return { keep: null, kept: n, refused: new Map() };
+  const keep = new Uint8Array(n);
+  const refused = new Map<string, { account: string; count: number }>();
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    const account = day.accounts[i] ?? TRIAL_GROUP;
+    const budget = left.get(account)!;
+    if (budget > 0) {
+      left.set(account, budget - 1);
+      keep[i] = 1;
+      kept++;
+    } else {
+      const link = day.links[i]!;
+      const known = refused.get(link);
+      if (known) known.count++;
+      else refused.set(link, { account, count: 1 });
+    }
+  }
+  return { keep, kept, refused };
+}

@@ -11,18 +11,28 @@ export type GapReason = (typeof GAP_REASONS)[number];
 export const DIMENSIONS = ['source', 'country', 'device', 'browser', 'referrer', 'bot'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
-/** Visits of one link on one UTC day that share every recorded attribute. Never an address. */
-export interface VisitCount {
-  linkId: string;
-  accountId: string | null;
-  day: string;
-  source: Source;
-  country: string;
+/** What a user agent says about a visitor (one shared object per distinct class, never per visit). */
+export interface VisitClass {
   device: DeviceClass;
   browser: string;
   bot: boolean;
-  referrer: string;
-  count: number;
+}
+
+/**
+ * The visits of one UTC day in arrival order, as parallel arrays: the redirect path appends references
+ * to strings and objects it already holds, so a visit allocates nothing of its own. Never an address.
+ */
+export interface DayVisits {
+  day: string;
+  /** Time of the first visit: refusals are reported from here. */
+  from: number;
+  links: string[];
+  /** The link's account; null for trial links. */
+  accounts: (string | null)[];
+  sources: Source[];
+  countries: string[];
+  classes: VisitClass[];
+  referrers: string[];
 }
 
 /** Visits of one link that were not recorded, and the span of time they fell in. */
@@ -44,9 +54,8 @@ export interface FlushBatch {
   startedAt: number;
   /** Flush time: every visit this instance received before it is in this batch or already durable. */
   now: number;
-  /** Time of the oldest visit in the batch (refusals are reported from here to `now`). */
-  from: number;
-  counts: VisitCount[];
+  /** One entry per UTC day, ascending. */
+  days: DayVisits[];
   /** Visits dropped because the buffer was full while the database was failing. */
   dropped: Shortfall[];
   limits: RecordingLimits;
@@ -58,7 +67,7 @@ export interface FlushResult {
 }
 
 export interface VisitStore {
-  /** One transaction: allowance and ceiling checks, the granted counts, gaps for the rest, heartbeat. */
+  /** One transaction: allowance and ceiling checks, the granted visits, gaps for the rest, heartbeat. */
   flush(batch: FlushBatch): Promise<FlushResult>;
   /** Folds flushed batches into the rollups; returns how many visits it folded. */
   rollUp(now: number): Promise<number>;

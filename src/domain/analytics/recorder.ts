@@ -1,6 +1,6 @@
 import { DAY_MS, utcDay, type Clock } from '../time.js';
-import { VisitClassifier, type UaClass } from './classify.js';
-import type { RecordingLimits, Shortfall, Source, VisitCount, VisitStore } from './ports.js';
+import { VisitClassifier } from './classify.js';
+import type { DayVisits, RecordingLimits, Shortfall, Source, VisitStore } from './ports.js';
 
 
 export interface RecorderOptions {
@@ -11,32 +11,30 @@ export interface RecorderOptions {
   flushIntervalMs: number;
   rollupIntervalMs: number;
   heartbeatIntervalMs: number;
-  /** Distinct aggregation entries kept in memory while the database fails; visits beyond are dropped. */
-  bufferMaxEntries: number;
+  /** Visits kept in memory while the database fails; visits beyond are dropped and reported as a gap. */
+  bufferMaxVisits: number;
   onError: (error: unknown) => void;
 }
 
-interface Entry {
-  linkId: string;
-  accountId: string | null;
-  dayNumber: number;
-  source: Source;
-  country: string;
-  ua: UaClass;
-  referrer: string;
-  count: number;
-}
+const emptyDay = (day: string, from: number): DayVisits => ({ day, from, links: [], accounts: [], sources: [], countries: [], classes: [], referrers: [] });
 
 /**
- * Records visits off the redirect's critical path: `record` only bumps a counter in memory; a timer
- * flushes the counters at least once a second in one transaction, where allowances are enforced.
- * A failed flush puts its counters back (bounded), so a database outage loses nothing until the buffer
- * is full; what is dropped then is reported as a gap.
+ * Records visits off the redirect's critical path: `record` appends references it already holds to
+ * the day's arrays (no object, no key string per visit); a timer flushes them at least once a second in
+ * one transaction, where allowances are enforced and the visits are written as a compact journal. A
+ * failed flush keeps its visits for the next one (bounded), so a database outage loses nothing until
+ * the buffer is full; what is dropped then is reported as a gap.
  */
 export class VisitRecorder {
   readonly classifier = new VisitClassifier();
-  private buffer = new Map<string, Entry>();
-  private bufferFrom = 0;
+  /** Buffered visits per UTC day number; almost always one day. */
+  private days = new Map<number, DayVisits>();
+  private dayNumber = -1;
+  private day: DayVisits = emptyDay('', 0);
+  private buffered = 0;
+  /** Visits of flushes in flight or failed: retried with the next flush. */
+  private pending: DayVisits[] = [];
+  private pendingVisits = 0;
   private dropped = new Map<string, Shortfall>();
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -50,18 +48,24 @@ export class VisitRecorder {
 
   record(linkId: string, accountId: string | null, source: Source, userAgent: string | undefined, referer: string | undefined, country: string): void {
     const t = this.o.now();
-    const ua = this.classifier.userAgent(userAgent);
-    const referrer = this.classifier.referrer(referer);
+    if (this.buffered + this.pendingVisits >= this.o.bufferMaxVisits) return this.drop(linkId, 1, t, t);
     const dayNumber = Math.floor(t / DAY_MS);
-    const key = `${dayNumber}|${linkId}|${source}|${country}|${ua.id}|${referrer}`;
-    const entry = this.buffer.get(key);
-    if (entry !== undefined) {
-      entry.count++;
-      return;
-    }
-    if (this.buffer.size >= this.o.bufferMaxEntries) return this.drop(linkId, 1, t, t);
-    if (this.buffer.size === 0) this.bufferFrom = t;
-    this.buffer.set(key, { linkId, accountId, dayNumber, source, country, ua, referrer, count: 1 });
+    const day = dayNumber === this.dayNumber ? this.day : this.dayOf(dayNumber, t);
+    day.links.push(linkId);
+    day.accounts.push(accountId);
+    day.sources.push(source);
+    day.countries.push(country);
+    day.classes.push(this.classifier.userAgent(userAgent));
+    day.referrers.push(this.classifier.referrer(referer));
+    this.buffered++;
+  }
+
+  private dayOf(dayNumber: number, t: number): DayVisits {
+    let day = this.days.get(dayNumber);
+    if (!day) this.days.set(dayNumber, (day = emptyDay(utcDay(dayNumber * DAY_MS), t)));
+    this.dayNumber = dayNumber;
+    this.day = day;
+    return day;
   }
 
   /**
@@ -102,7 +106,7 @@ export class VisitRecorder {
     this.ticks++;
     try {
       await this.serial(async () => {
-        const pending = this.buffer.size > 0 || this.dropped.size > 0;
+        const pending = this.buffered > 0 || this.pending.length > 0 || this.dropped.size > 0;
         if (pending) await this.flushOnce();
         else if (every(this.o.heartbeatIntervalMs)) await this.o.store.beat(this.o.instanceId, this.startedAt, this.o.now());
         if (every(this.o.heartbeatIntervalMs)) await this.reap();
@@ -115,44 +119,37 @@ export class VisitRecorder {
     }
   }
 
-  /** One flush transaction; on failure the counters go back into the buffer. Returns success. */
+  /** One flush transaction; on failure its visits wait for the next one. Returns success. */
   private async flushOnce(): Promise<boolean> {
     const now = this.o.now();
-    const taken = this.buffer;
-    const from = taken.size > 0 ? this.bufferFrom : now;
+    const days = this.take();
     const dropped = this.dropped;
-    this.buffer = new Map();
     this.dropped = new Map();
     try {
-      const counts = [...taken.values()].map(toCount);
-      // Let redirects queued during that conversion run before the flush's own work starts.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      await this.o.store.flush({
-        instanceId: this.o.instanceId,
-        startedAt: this.startedAt,
-        now,
-        from,
-        counts,
-        dropped: [...dropped.values()],
-        limits: this.o.limits,
-      });
+      await this.o.store.flush({ instanceId: this.o.instanceId, startedAt: this.startedAt, now, days, dropped: [...dropped.values()], limits: this.o.limits });
+      this.pending = [];
+      this.pendingVisits = 0;
       return true;
     } catch (error) {
-      this.restore(taken, from, dropped);
+      this.pending = days;
+      for (const s of dropped.values()) this.drop(s.linkId!, s.count, s.from, s.to);
       this.o.onError(error);
       return false;
     }
   }
 
-  private restore(taken: Map<string, Entry>, from: number, dropped: Map<string, Shortfall>): void {
-    for (const [key, entry] of taken) {
-      const newer = this.buffer.get(key);
-      if (newer) newer.count += entry.count;
-      else if (this.buffer.size < this.o.bufferMaxEntries) this.buffer.set(key, entry);
-      else this.drop(entry.linkId, entry.count, from, this.o.now());
+  /** The buffered days joined to those still pending from failed flushes, one entry per day, ascending. */
+  private take(): DayVisits[] {
+    const byDay = new Map<string, DayVisits>();
+    for (const day of [...this.pending, ...[...this.days.values()]]) {
+      const known = byDay.get(day.day);
+      byDay.set(day.day, known ? join(known, day) : day);
     }
-    if (taken.size > 0) this.bufferFrom = Math.min(from, this.buffer.size > 0 ? this.bufferFrom : from);
-    for (const s of dropped.values()) this.drop(s.linkId!, s.count, s.from, s.to);
+    this.pendingVisits += this.buffered;
+    this.buffered = 0;
+    this.days = new Map();
+    this.dayNumber = -1;
+    return [...byDay.values()].sort((a, b) => (a.day < b.day ? -1 : 1));
   }
 
   private drop(linkId: string, count: number, from: number, to: number): void {
@@ -180,14 +177,16 @@ export class VisitRecorder {
   }
 }
 
-const days = new Map<number, string>();
-function dayName(n: number): string {
-  let name = days.get(n);
-  if (!name) days.set(n, (name = utcDay(n * DAY_MS)));
-  return name;
-}
-
-function toCount(e: Entry): VisitCount {
-  const { linkId, accountId, source, country, referrer, count } = e;
-  return { linkId, accountId, day: dayName(e.dayNumber), source, country, device: e.ua.device, browser: e.ua.browser, bot: e.ua.bot, referrer, count };
+/** Older visits first: the order in which allowances are granted. */
+function join(a: DayVisits, b: DayVisits): DayVisits {
+  return {
+    day: a.day,
+    from: Math.min(a.from, b.from),
+    links: a.links.concat(b.links),
+    accounts: a.accounts.concat(b.accounts),
+    sources: a.sources.concat(b.sources),
+    countries: a.countries.concat(b.countries),
+    classes: a.classes.concat(b.classes),
+    referrers: a.referrers.concat(b.referrers),
+  };
 }
