@@ -1,14 +1,36 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.js';
 import { isUnavailable } from '../../store/sql-errors.js';
 import { NOT_FOUND_PAGE, isRedirectPath } from '../pages.js';
 
 /** Seconds a client should wait after a 503 caused by storage trouble. */
-const UNAVAILABLE_RETRY_SECONDS = 5;
+export const UNAVAILABLE_RETRY_SECONDS = 5;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function sendError(reply: FastifyReply, code: ErrorCode, retryAfterSeconds?: number): FastifyReply {
   if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
-  return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send({ error: code });
+  return reply.code(ERROR_STATUS[code]).type(JSON_TYPE).send({ error: code });
+}
+
+/** sendError on a raw node:http response (the redirect fast path): the same status, headers and body. */
+export function writeError(res: ServerResponse, code: ErrorCode, retryAfterSeconds?: number): void {
+  const body = `{"error":"${code}"}`;
+  const length = String(body.length);
+  res.writeHead(
+    ERROR_STATUS[code],
+    retryAfterSeconds === undefined
+      ? { 'content-type': JSON_TYPE, 'content-length': length }
+      : { 'retry-after': String(retryAfterSeconds), 'content-type': JSON_TYPE, 'content-length': length },
+  );
+  res.end(body);
+}
+
+/** A failure answered with 503: storage trouble is expected now and then (a warning), anything else is a bug. */
+export function logFailure(log: FastifyBaseLogger, error: unknown): void {
+  if (isUnavailable(error)) log.warn({ code: (error as { code?: string }).code }, 'storage unavailable');
+  else log.error({ err: error }, 'unexpected error');
 }
 
 /**
@@ -23,11 +45,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error.validation || (status >= 400 && status < 500)) {
       return status === 404 ? sendError(reply, 'not_found') : sendError(reply, 'invalid_request');
     }
-    if (isUnavailable(error)) {
-      request.log.warn({ code: (error as { code?: string }).code }, 'storage unavailable');
-    } else {
-      request.log.error({ err: error }, 'unexpected error');
-    }
+    logFailure(request.log, error);
     return sendError(reply, 'links_unavailable', UNAVAILABLE_RETRY_SECONDS);
   });
   app.setNotFoundHandler((request, reply) => {
