@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
+import http from 'node:http';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
-import type { Config } from './config.js';
+import type { Config, Protection } from './config.js';
 import { BillingService } from './domain/billing-service.js';
 import { IdempotencyGuard, PENDING_CLAIM_TTL_MS } from './domain/idempotency.js';
 import { LinkService } from './domain/link-service.js';
@@ -10,13 +11,15 @@ import { RedirectResolver } from './domain/redirects.js';
 import type { RandomBytes } from './domain/slugs.js';
 import { days, type Clock } from './domain/time.js';
 import { setUpAnalytics } from './http/analytics.js';
+import { trustOneHop } from './http/client-address.js';
+import { FastRedirect, MAX_PARAM_LENGTH } from './http/fast-redirect.js';
 import { toLinkResponse } from './http/link-response.js';
 import { installAuth } from './http/plugins/auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http/plugins/errors.js';
 import { installOpenApi } from './http/plugins/openapi.js';
 import { installLoadShedding, watchPressure, type PressureProbe } from './http/plugins/load-shedding.js';
 import { installRateLimits } from './http/plugins/rate-limit.js';
-import { installRedirectGuard, RedirectGuard } from './http/redirect-guard.js';
+import { RedirectGuard } from './http/redirect-guard.js';
 import { createRateLimiter } from './store/redis-rate-limiter.js';
 import { billingRoutes } from './http/routes/billing.js';
 import { linkRoutes } from './http/routes/links.js';
@@ -74,30 +77,48 @@ function decimalIntegers(schema: object, validate: (data: unknown) => boolean) {
   };
 }
 
+/**
+ * The HTTP server, made here and not by Fastify so that the redirect fast path runs before Fastify's
+ * handler (docs/decisions.md, "Redirect fast path"). Fastify applies none of its server options to a
+ * server it did not make, so every one of them is set here.
+ */
+function httpServer(protection: Protection, listener: http.RequestListener): http.Server {
+  const server = http.createServer(
+    {
+      // headersTimeout and the check interval bound a client that trickles its headers; the check runs
+      // every 30 s by default, which would let a slow client stay up to 30 s past either timeout.
+      headersTimeout: protection.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.floor(protection.headersTimeoutMs / 2)),
+      maxHeaderSize: protection.maxHeaderBytes,
+    },
+    listener,
+  );
+  // Slow or stalled clients cannot hold sockets open forever (slowloris).
+  server.requestTimeout = protection.requestTimeoutMs;
+  server.keepAliveTimeout = 5_000;
+  // Fastify's connectionTimeout: a socket with no traffic for a minute is closed.
+  server.setTimeout(60_000);
+  return server;
+}
+
 /** Builds the whole application on an open database. Never listens: src/server.ts does that. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
   const now = options.now ?? Date.now;
+  // Set below, once the resolver, the guard and the recorder exist; nothing is served before listen().
+  let fastPath: FastRedirect | undefined;
   const app = Fastify({
     logger: options.logger ?? false,
-    // Behind an edge proxy, trust exactly one hop: the client is the address our edge appended last
-    // to X-Forwarded-For; anything further left was written by the client and could be forged.
-    trustProxy: config.trustProxy ? (_address: string, hop: number) => hop < 1 : false,
+    serverFactory: (handler) =>
+      httpServer(config.protection, (req, res) => {
+        if (fastPath === undefined || !fastPath.take(req, res)) handler(req, res);
+      }),
+    // The fast path reads the client address the same way (src/http/client-address.ts).
+    trustProxy: config.trustProxy ? trustOneHop : false,
     bodyLimit: 1024 * 1024,
     // A path parameter longer than this makes the router answer 400 before any route runs. No slug or
     // id comes near it, but a mangled short link of any length must still get the 404 page for people.
-    routerOptions: { maxParamLength: 16 * 1024 },
-    // Slow or stalled clients cannot hold sockets open forever (slowloris).
-    requestTimeout: config.protection.requestTimeoutMs,
-    // headersTimeout and the check interval bound a client that trickles its headers; the check runs
-    // every 30 s by default, which would let a slow client stay up to 30 s past either timeout.
-    http: {
-      headersTimeout: config.protection.headersTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, Math.floor(config.protection.headersTimeoutMs / 2)),
-      maxHeaderSize: config.protection.maxHeaderBytes,
-    },
-    connectionTimeout: 60_000,
-    keepAliveTimeout: 5_000,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Request logging would log on the redirect hot path; errors are logged where they are handled.
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors,
@@ -145,10 +166,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await installOpenApi(app);
   const pressure = options.pressure ?? watchPressure(app, database);
-  installRedirectGuard(app, new RedirectGuard(config.protection, now, pressure));
   const limiter = await createRateLimiter(config.redisUrl, app.log);
   app.addHook('onClose', async () => limiter.close());
-  redirectRoutes(app, redirects, analytics.visits);
+  const redirectAnswers = new FastRedirect({
+    resolver: redirects,
+    guard: new RedirectGuard(config.protection, now, pressure),
+    visits: analytics.visits,
+    log: app.log,
+    trustProxy: config.trustProxy,
+  });
+  fastPath = redirectAnswers;
+  // Fastify marks what it still serves while closing with Connection: close; the fast path does too.
+  app.addHook('preClose', async () => redirectAnswers.close());
+  redirectRoutes(app, redirectAnswers);
   app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
     try {
       await ping(database);

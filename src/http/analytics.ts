@@ -9,7 +9,7 @@ import { KyselyAnalyticsStore } from '../store/analytics-store.js';
 import type { Database } from '../store/database.js';
 import { KyselyVisitStore } from '../store/visit-store.js';
 import { countryOf } from './country.js';
-import type { VisitSink } from './routes/redirect.js';
+import type { VisitSink } from './fast-redirect.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -41,7 +41,7 @@ export async function setUpAnalytics(app: FastifyInstance, deps: { config: Confi
   app.addHook('onClose', async () => recorder.stop());
   const statsStore = new KyselyAnalyticsStore(database, config.limits.freeVisitsPerMonth);
   const country = countryOf(settings.countryHeader);
-  const visits: VisitSink = (request, linkId, accountId, source) =>
-    recorder.record(linkId, accountId, source, request.headers['user-agent'], request.headers.referer, country(request));
+  const visits: VisitSink = (headers, address, linkId, accountId, source) =>
+    recorder.record(linkId, accountId, source, headers['user-agent'], headers.referer, country(headers, address));
   return { visits, stats: new StatsService({ links: deps.links, store: statsStore, now }), recording: statsStore };
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Reader, type CountryResponse } from 'maxmind';
 import { ResettingCache } from '../domain/analytics/classify.js';
 
@@ -20,32 +20,40 @@ function countryDatabase(): Reader<CountryRecord> {
   return reader;
 }
 
+/** The visitor's country (ISO 3166-1 alpha-2) or 'unknown', from the request's headers and client address. */
+export type CountryOf = (headers: IncomingHttpHeaders, address: string) => string;
+
+const isLetter = (char: number): boolean => (char >= 65 && char <= 90) || (char >= 97 && char <= 122);
+
 /**
  * The visitor's country: from a trusted edge header when one is configured (the edge has better data
  * and already did the work), else from the in-memory database by client address. The address is only
- * looked up, never stored; the small cache lives in memory only.
+ * looked up, never stored; the small cache lives in memory only. Called on every recorded visit, so the
+ * header is checked by character codes rather than a regular expression.
  */
-export function countryOf(header: string | undefined): (request: FastifyRequest) => string {
+export function countryOf(header: string | undefined): CountryOf {
   if (header) {
-    return (request) => {
-      const value = request.headers[header];
+    return (headers) => {
+      const value = headers[header];
       // ISO 3166-1 alpha-2 only: edges use XX for unknown and T1 for Tor, which are no countries.
-      return typeof value === 'string' && /^[A-Za-z]{2}$/.test(value) && value.toUpperCase() !== 'XX' ? value.toUpperCase() : 'unknown';
+      if (typeof value !== 'string' || value.length !== 2 || !isLetter(value.charCodeAt(0)) || !isLetter(value.charCodeAt(1))) return 'unknown';
+      const country = value.toUpperCase();
+      return country === 'XX' ? 'unknown' : country;
     };
   }
   const db = countryDatabase();
   const cache = new ResettingCache<string>(10_000);
-  return (request) => {
-    let country = cache.get(request.ip);
+  return (_headers, address) => {
+    let country = cache.get(address);
     if (country === undefined) {
       let found: string | undefined;
       try {
-        found = db.get(request.ip)?.country_code;
+        found = db.get(address)?.country_code;
       } catch {
         found = undefined; // not an IP address (e.g. a test transport): unknown
       }
       country = found && /^[A-Z]{2}$/.test(found) ? found : 'unknown';
-      cache.set(request.ip, country);
+      cache.set(address, country);
     }
     return country;
   };

@@ -1,0 +1,135 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Source } from '../domain/analytics/ports.js';
+import type { RedirectResolver, Resolution } from '../domain/redirects.js';
+import { clientAddress } from './client-address.js';
+import { EXPIRED_PAGE, NOT_FOUND_PAGE } from './pages.js';
+import { logFailure, UNAVAILABLE_RETRY_SECONDS, writeError } from './plugins/errors.js';
+import type { RedirectGuard } from './redirect-guard.js';
+
+/**
+ * Told about every GET redirect of an active link (HEAD is not a visit), with the request's headers
+ * and client address as they are. Must not block, and must not keep `headers`.
+ */
+export type VisitSink = (headers: IncomingHttpHeaders, address: string, linkId: string, accountId: string | null, source: Source) => void;
+
+/** The router's limit on a path parameter (app.ts); a longer segment is left to the router to refuse. */
+export const MAX_PARAM_LENGTH = 16 * 1024;
+
+const SLASH = 47;
+const PERCENT = 37;
+const QUESTION = 63;
+const HASH = 35;
+const LETTER_S = 115;
+const LETTER_Q = 113;
+
+// Built once: an answer from the cache allocates no header object and encodes no page.
+const NOT_FOUND_BODY = Buffer.from(NOT_FOUND_PAGE);
+const EXPIRED_BODY = Buffer.from(EXPIRED_PAGE);
+const pageHeaders = (body: Buffer) =>
+  Object.freeze({ 'cache-control': 'private, no-store', 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length) });
+const NOT_FOUND_HEADERS = pageHeaders(NOT_FOUND_BODY);
+const EXPIRED_HEADERS = pageHeaders(EXPIRED_BODY);
+
+/**
+ * Where the slug of `/s/<slug>` or `/q/<slug>` ends (at the end, or at `?` or `#`, where the router
+ * also stops), or -1 for anything the fast path leaves to Fastify: other paths, a slash or a
+ * percent-encoding in the segment (the router decodes those), an empty or over-long segment.
+ */
+export function slugEnd(url: string): number {
+  const prefix = url.charCodeAt(1);
+  if (url.charCodeAt(0) !== SLASH || (prefix !== LETTER_S && prefix !== LETTER_Q) || url.charCodeAt(2) !== SLASH) return -1;
+  let end = 3;
+  for (; end < url.length; end++) {
+    const char = url.charCodeAt(end);
+    if (char === QUESTION || char === HASH) break;
+    if (char === SLASH || char === PERCENT) return -1;
+  }
+  return end === 3 || end - 3 > MAX_PARAM_LENGTH ? -1 : end;
+}
+
+export interface RedirectDeps {
+  resolver: RedirectResolver;
+  guard?: RedirectGuard;
+  visits?: VisitSink;
+  /** Where failures are logged (the app's logger: the fast path has no request logger). */
+  log: FastifyBaseLogger;
+  trustProxy: boolean;
+}
+
+/**
+ * The redirect answer, on raw node:http objects: /s/{slug} and /q/{slug} are answered here before
+ * Fastify sees them (docs/decisions.md, "Redirect fast path"), and Fastify's routes for the rare forms
+ * the fast path leaves to the router call `serve` too. A cache hit is answered synchronously; the
+ * visit is only counted in memory; every answer is private, no-store, so each visit reaches us.
+ */
+export class FastRedirect {
+  private closing = false;
+
+  constructor(private readonly deps: RedirectDeps) {}
+
+  /** From now on answers carry Connection: close, as Fastify's do while it closes. */
+  close(): void {
+    this.closing = true;
+  }
+
+  /** The server's first look at a request: answers it and returns true, or returns false for Fastify. */
+  take(req: IncomingMessage, res: ServerResponse): boolean {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const url = req.url ?? '';
+    const end = slugEnd(url);
+    if (end === -1) return false;
+    if (this.closing) res.setHeader('Connection', 'close');
+    const source: Source = url.charCodeAt(1) === LETTER_S ? 's' : 'q';
+    // The address is undefined once the client's socket is gone; such a request is not worth a 503.
+    this.serve(req, res, url.slice(3, end), source, clientAddress(req, this.deps.trustProxy) ?? '');
+    return true;
+  }
+
+  /** The one implementation of the redirect answer (GET and HEAD), whoever routed the request. */
+  serve(req: IncomingMessage, res: ServerResponse, slug: string, source: Source, address: string): void {
+    const { guard, resolver } = this.deps;
+    try {
+      if (guard !== undefined && guard.refuse(address, res)) return;
+      const cached = resolver.peek(slug);
+      if (cached !== undefined) return this.answer(req, res, cached, source, address);
+    } catch (error) {
+      return this.fail(res, error);
+    }
+    // A miss asks the database: the closure and promise are the price of a miss, not of a visit.
+    resolver
+      .resolve(slug)
+      .then((resolution) => this.answer(req, res, resolution, source, address))
+      .catch((error: unknown) => this.fail(res, error));
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string): void {
+    if (resolution.kind === 'redirect') {
+      if (this.deps.visits !== undefined && req.method === 'GET') {
+        this.deps.visits(req.headers, address, resolution.linkId, resolution.accountId, source);
+      }
+      res.writeHead(302, { 'cache-control': 'private, no-store', location: resolution.target, 'content-length': '0' });
+      res.end();
+      return;
+    }
+    // For HEAD, node:http sends the headers (with the page's length) and drops the body.
+    if (resolution.kind === 'expired') {
+      res.writeHead(410, EXPIRED_HEADERS);
+      res.end(EXPIRED_BODY);
+    } else {
+      res.writeHead(404, NOT_FOUND_HEADERS);
+      res.end(NOT_FOUND_BODY);
+    }
+  }
+
+  /** What Fastify's error handler does with a thrown error: log it, answer 503 links_unavailable. */
+  private fail(res: ServerResponse, error: unknown): void {
+    logFailure(this.deps.log, error);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    writeError(res, 'links_unavailable', UNAVAILABLE_RETRY_SECONDS);
+  }
+}
