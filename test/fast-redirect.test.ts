@@ -135,7 +135,6 @@ describe('the client address on the fast path', () => {
       const response = await exchange(port, head('GET', '/whoami', `${header}Connection: close\r\n`));
       assert.match(response, /^HTTP\/1\.1 200 /, JSON.stringify(header));
       const body = JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
-      console.log(JSON.stringify(header), response.slice(0, 15), JSON.stringify(body));
       assert.equal(body.fast, body.ip, JSON.stringify(header));
       assert.equal(body.socket, '127.0.0.1');
     }
