@@ -10,11 +10,17 @@ import { Harness } from './helpers/harness.js';
  */
 const HEADERS_TIMEOUT_MS = 300;
 const REQUEST_TIMEOUT_MS = 600;
+/** Below node's own default (16 KiB), so a header block between the two shows the setting is applied. */
+const MAX_HEADER_BYTES = 8192;
 
 let h: Harness;
 let port: number;
 before(async () => {
-  h = await Harness.start('sqlite', { HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
+  h = await Harness.start('sqlite', {
+    HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+    REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    MAX_HEADER_BYTES: String(MAX_HEADER_BYTES),
+  });
   port = Number(new URL(h.baseUrl).port);
 });
 after(async () => h.close());
@@ -59,6 +65,21 @@ test('headers larger than the limit get a clean 400 invalid_request and the conn
   assert.match(response, /content-type: application\/json/i);
 });
 
+test('the configured header limit holds on the redirect path too, below node\'s default', async () => {
+  for (const path of ['/s/abc', '/api/v1/trial']) {
+    const { response } = await converse(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(12_000)}\r\n\r\n`);
+    assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }], path);
+  }
+});
+
+test('the server the app makes for itself carries the limits Fastify would have set on its own', () => {
+  const server = h.app.server;
+  assert.equal(server.headersTimeout, HEADERS_TIMEOUT_MS);
+  assert.equal(server.requestTimeout, REQUEST_TIMEOUT_MS);
+  assert.equal(server.keepAliveTimeout, 5_000);
+  assert.equal(server.timeout, 60_000);
+});
+
 test('a request line too long for the header limit is refused the same way', async () => {
   const { response } = await converse(`GET /s/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
   assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }]);
@@ -71,11 +92,13 @@ test('unparseable HTTP gets 400 invalid_request', async () => {
   }
 });
 
-test('a client trickling its headers is cut off soon after the headers timeout', async () => {
-  const { closedAfterMs, response } = await converse('GET /api/v1/trial HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n');
-  assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }]);
-  assert.ok(closedAfterMs >= HEADERS_TIMEOUT_MS - 50, `closed too early: ${closedAfterMs} ms`);
-  assert.ok(closedAfterMs < HEADERS_TIMEOUT_MS + 1000, `held for ${closedAfterMs} ms`);
+test('a client trickling its headers is cut off soon after the headers timeout, on the API and on a short link', async () => {
+  for (const path of ['/api/v1/trial', '/s/abc']) {
+    const { closedAfterMs, response } = await converse(`GET ${path} HTTP/1.1\r\nHost: x\r\n`, 'X-Slow: 1\r\n');
+    assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }], path);
+    assert.ok(closedAfterMs >= HEADERS_TIMEOUT_MS - 50, `${path} closed too early: ${closedAfterMs} ms`);
+    assert.ok(closedAfterMs < HEADERS_TIMEOUT_MS + 1000, `${path} held for ${closedAfterMs} ms`);
+  }
 });
 
 test('a client trickling its body is cut off soon after the request timeout', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { after, before, beforeEach, test } from 'node:test';
@@ -19,6 +20,13 @@ eachDatabase('load shedding', (kind) => {
   // The pressure the app sees: set by each test instead of saturating the machine.
   const pressure: PressureReading = { eventLoopDelayMs: 0, databaseLatencyMs: 0 };
   const call = (method: 'GET' | 'POST', url: string, headers: Record<string, string> = {}) => app.inject({ method, url, headers });
+  let baseUrl: string;
+  /** inject() reaches Fastify's routes only; over a socket, /s/ and /q/ are answered by the fast path. */
+  const overSocket = async (url: string) => {
+    const res = await fetch(baseUrl + url, { redirect: 'manual' });
+    const text = await res.text();
+    return { statusCode: res.status, headers: Object.fromEntries(res.headers), json: () => JSON.parse(text) };
+  };
 
   before(async () => {
     database = await freshDatabase(kind);
@@ -35,6 +43,8 @@ eachDatabase('load shedding', (kind) => {
       remoteAddress: '10.0.0.1',
     });
     slug = created.json().slug;
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });
   beforeEach(() => Object.assign(pressure, { eventLoopDelayMs: 0, databaseLatencyMs: 0 }));
   after(async () => {
@@ -42,7 +52,7 @@ eachDatabase('load shedding', (kind) => {
     await database.drop();
   });
 
-  const assertShed = (res: Awaited<ReturnType<typeof call>>) => {
+  const assertShed = (res: Pick<Awaited<ReturnType<typeof call>>, 'statusCode' | 'headers' | 'json'>) => {
     assert.equal(res.statusCode, 503);
     assert.deepEqual(res.json(), { error: 'links_unavailable' });
     assert.match(String(res.headers['content-type']), /^application\/json/);
@@ -54,6 +64,8 @@ eachDatabase('load shedding', (kind) => {
     for (const url of ['/api/v1/trial', '/api/v1/links', '/api/v1/openapi.json']) assertShed(await call('GET', url, { authorization: `Bearer ${key}` }));
     assert.equal((await call('GET', `/s/${slug}`)).statusCode, 302);
     assert.equal((await call('GET', `/q/${slug}`)).statusCode, 302);
+    assert.equal((await overSocket(`/s/${slug}`)).statusCode, 302);
+    assert.equal((await overSocket(`/q/${slug}`)).statusCode, 302);
     assert.equal((await call('GET', '/health')).statusCode, 200);
   });
 
@@ -61,12 +73,15 @@ eachDatabase('load shedding', (kind) => {
     pressure.eventLoopDelayMs = 900;
     assertShed(await call('GET', `/s/${slug}`));
     assertShed(await call('GET', `/q/${slug}`));
+    assertShed(await overSocket(`/s/${slug}`));
+    assertShed(await overSocket(`/q/${slug}?from=poster`));
   });
 
   test('a slow database sheds the API but not redirects, which come from the cache', async () => {
     pressure.databaseLatencyMs = 600;
     assertShed(await call('GET', '/api/v1/links', { authorization: `Bearer ${key}` }));
     assert.equal((await call('GET', `/s/${slug}`)).statusCode, 302);
+    assert.equal((await overSocket(`/s/${slug}`)).statusCode, 302);
     pressure.databaseLatencyMs = 400;
     assert.equal((await call('GET', '/api/v1/links', { authorization: `Bearer ${key}` })).statusCode, 200);
   });

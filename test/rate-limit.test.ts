@@ -106,4 +106,25 @@ eachDatabase('API rate limits', (kind) => {
     h.clock.advance(1_200);
     assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(ip))).status, 302, 'capacity returns');
   });
+
+  test('the flood guard counts the address our edge appended last, whatever the client wrote before it', async () => {
+    const { key } = await h.account();
+    const link = await h.createLink({ target: 'https://example.org/forged' }, { key, ...from(freshNetwork()) });
+    const ip = freshNetwork();
+    for (let i = 0; i < 50; i++) {
+      const res = await h.request('GET', `/s/${link.body.slug}`, from(`198.18.0.${i}, ${ip}`));
+      assert.equal(res.status, 302, `visit ${i + 1}`);
+    }
+    const flooded = await h.request('GET', `/q/${link.body.slug}`, from(`forged,${ip} `));
+    assert.deepEqual([flooded.status, flooded.body], [429, { error: 'rate_limited' }]);
+    assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(`${ip}, ${freshNetwork()}`))).status, 302, 'the forged part is not the client');
+  });
+
+  test('on the redirect path too, addresses of one IPv6 /64 share a counter', async () => {
+    const { key } = await h.account();
+    const link = await h.createLink({ target: 'https://example.org/v6' }, { key, ...from(freshNetwork()) });
+    for (let i = 0; i < 50; i++) assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(`2001:db8:9:9::${i + 1}`))).status, 302);
+    assert.equal((await h.request('GET', `/s/${link.body.slug}`, from('2001:db8:9:9:ffff::1'))).status, 429);
+    assert.equal((await h.request('GET', `/s/${link.body.slug}`, from('2001:db8:9:a::1'))).status, 302);
+  });
 });
