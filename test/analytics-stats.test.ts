@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { eachDatabase } from './helpers/databases.js';
+import type { Dimension, RollupRow } from '../src/domain/analytics/ports.js';
+import { utcDay } from '../src/domain/time.js';
+import { analyticsDb } from '../src/store/analytics-schema.js';
+import { KyselyAnalyticsStore } from '../src/store/analytics-store.js';
+import { planWindow, spanStart, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, type SpanTables } from '../src/store/rollup-spans.js';
+import { eachDatabase, freshDatabase, type TestDatabase } from './helpers/databases.js';
 import { ALL_SCOPES, Harness } from './helpers/harness.js';
 import { linkWithKey, stats, visit } from './helpers/analytics.js';
 
@@ -113,3 +119,116 @@ eachDatabase('stats API', (kind) => {
     assert.ok(op.responses['200'].content['text/csv']);
   });
 });
+
+test('a stats window is read as aligned spans plus or minus days, each of its days counted once, 90 days in at most 10 reads', () => {
+  for (let end = 0; end < 28; end++) {
+    for (let days = 1; days <= 90; days++) {
+      const to = Date.UTC(2026, 10, 15) + end * DAY;
+      const window = Array.from({ length: days }, (_, i) => utcDay(to - (days - 1 - i) * DAY));
+      const plan = planWindow(window[0]!, window.at(-1)!);
+      const times = new Map<string, number>();
+      const count = (day: string, n: number) => times.set(day, (times.get(day) ?? 0) + n);
+      let reads = 0;
+      for (const d of plan.days) {
+        for (let t = Date.parse(d.from); t <= Date.parse(d.to); t += DAY) {
+          count(utcDay(t), d.sign);
+          if (t <= to) reads++; // days after the window have no rows yet: nothing to read
+        }
+      }
+      for (const { span, starts } of plan.spans) {
+        for (const start of starts) {
+          assert.equal(spanStart(start, span), start, `${start} starts a span of ${span} days`);
+          for (let i = 0; i < span; i++) count(utcDay(Date.parse(start) + i * DAY), 1);
+          reads++;
+        }
+      }
+      assert.deepEqual([...times].filter(([, n]) => n !== 0).sort(), window.map((day) => [day, 1]), `${days} days to ${utcDay(to)}`);
+      if (days === 90) assert.ok(reads <= 10, `${reads} reads for 90 days to ${utcDay(to)}`);
+    }
+  }
+});
+
+eachDatabase('stats totals over span rollups', (kind) => {
+  let database: TestDatabase;
+  before(async () => {
+    database = await freshDatabase(kind);
+  });
+  after(async () => database.drop());
+
+  test('span rows are read only once the marker says they are complete, and then give the same totals as daily rows for every window', async () => {
+    const db = analyticsDb(database.db).withTables<SpanTables>();
+    const link = crypto.randomUUID();
+    const first = Date.UTC(2026, 6, 1);
+    const daily = rollupRows([link, crypto.randomUUID()], first, 130);
+    for (let i = 0; i < daily.length; i += 500) await db.insertInto('visit_rollups').values(daily.slice(i, i + 500)).execute();
+    // Span rows that disagree with the daily rows: ignored while no marker says spans are complete.
+    const wrong = spanRows(daily).map((r) => ({ ...r, count: r.count + 1000 }));
+    for (let i = 0; i < wrong.length; i += 500) await db.insertInto('visit_rollup_spans').values(wrong.slice(i, i + 500)).execute();
+    const store = new KyselyAnalyticsStore(database, 0);
+    const dimensions = SPAN_DIMENSIONS as Dimension[];
+    const windows = Array.from({ length: 28 }, (_, end) => [1, 6, 13, 30, 61, 90].map((days) => ({ end: first + (101 + end) * DAY, days }))).flat();
+    const totals = (w: { end: number; days: number }) => store.totals(link, dimensions, utcDay(w.end - (w.days - 1) * DAY), utcDay(w.end)).then(sorted);
+    await store.freshness();
+    const fromDaily: RollupRow[][] = [];
+    for (const w of windows) {
+      const rows = await totals(w);
+      assert.deepEqual(rows, expectedTotals(daily, link, w.end, w.days));
+      fromDaily.push(rows);
+    }
+    await db.deleteFrom('visit_rollup_spans').execute();
+    const spans = spanRows(daily);
+    for (let i = 0; i < spans.length; i += 500) await db.insertInto('visit_rollup_spans').values(spans.slice(i, i + 500)).execute();
+    await db.insertInto('analytics_state').values({ name: SPANS_MARKER, value: 1 }).execute();
+    await store.freshness();
+    for (const [i, w] of windows.entries()) assert.deepEqual(await totals(w), fromDaily[i], `${w.days} days to ${utcDay(w.end)}`);
+  });
+});
+
+type DailyRow = { link_id: string; dimension: string; value: string; day: string; count: number };
+
+/** Values that come and go from day to day, from a seeded generator: the same rows on every run. */
+function rollupRows(links: string[], first: number, days: number): DailyRow[] {
+  let seed = 7;
+  const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+  const values: Record<string, string[]> = {
+    country: ['DE', 'FR', 'US', 'unknown'],
+    device: ['mobile', 'desktop', 'bot'],
+    referrer: Array.from({ length: 12 }, (_, i) => `site${i}.example`),
+    source: ['s', 'q'],
+  };
+  const rows: DailyRow[] = [];
+  for (const link_id of links) {
+    for (let d = 0; d < days; d++) {
+      for (const [dimension, names] of Object.entries(values)) {
+        for (const value of names) if (random() < 0.6) rows.push({ link_id, dimension, value, day: utcDay(first + d * DAY), count: 1 + Math.floor(random() * 50) });
+      }
+    }
+  }
+  return rows;
+}
+
+/** What the write side keeps: per span length, the sum of the daily rows of each span. */
+function spanRows(daily: DailyRow[]) {
+  const sums = new Map<string, { link_id: string; dimension: string; span: number; start_day: string; value: string; count: number }>();
+  for (const r of daily.filter((r) => SPAN_DIMENSIONS.includes(r.dimension))) {
+    for (const span of SPAN_LENGTHS) {
+      const row = { link_id: r.link_id, dimension: r.dimension, span, start_day: spanStart(r.day, span), value: r.value, count: 0 };
+      const key = JSON.stringify({ ...row, count: undefined });
+      (sums.get(key) ?? sums.set(key, row).get(key)!).count += r.count;
+    }
+  }
+  return [...sums.values()];
+}
+
+function expectedTotals(daily: DailyRow[], link: string, end: number, days: number): RollupRow[] {
+  const from = utcDay(end - (days - 1) * DAY);
+  const sums = new Map<string, RollupRow>();
+  for (const r of daily) {
+    if (r.link_id !== link || !SPAN_DIMENSIONS.includes(r.dimension) || r.day < from || r.day > utcDay(end)) continue;
+    const key = `${r.dimension}|${r.value}`;
+    (sums.get(key) ?? sums.set(key, { day: '', dimension: r.dimension as Dimension, value: r.value, count: 0 }).get(key)!).count += r.count;
+  }
+  return sorted([...sums.values()]);
+}
+
+const sorted = (rows: RollupRow[]) => [...rows].sort((a, b) => (a.dimension + a.value < b.dimension + b.value ? -1 : 1));

@@ -2,17 +2,26 @@ import { sql, type Kysely } from 'kysely';
 import type { Dimension, Gap, GapReason, RollupRow, StatsStore } from '../domain/analytics/ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database } from './database.js';
+import { planWindow, SPAN_DIMENSIONS, SPANS_MARKER, type SpanTables, type WindowPlan } from './rollup-spans.js';
 import { accountRecording } from './visit-allowance.js';
 
 /** Reads of the rollups (never of raw visits: there are none) and of recording allowances. */
 export class KyselyAnalyticsStore implements StatsStore {
   private readonly db: Kysely<AnalyticsDB>;
+  private readonly spanDb: Kysely<AnalyticsDB & SpanTables>;
+  /**
+   * Whether span rollups hold every count (rollup-spans.ts), as of the last freshness() call: it reads
+   * the same analytics_state rows, and a stats read calls it before totals(). Until a call has seen
+   * the marker, totals() reads daily rows only, which is always right, just slower.
+   */
+  private spansComplete = false;
 
   constructor(
     database: Database,
     private readonly freeVisitsPerMonth: number,
   ) {
     this.db = analyticsDb(database.db);
+    this.spanDb = this.db.withTables<SpanTables>();
   }
 
   async daily(linkId: string, dimension: Dimension, fromDay: string, toDay: string): Promise<RollupRow[]> {
@@ -28,14 +37,33 @@ export class KyselyAnalyticsStore implements StatsStore {
   }
 
   async totals(linkId: string, dimensions: Dimension[], fromDay: string, toDay: string): Promise<RollupRow[]> {
-    const rows = await this.db
-      .selectFrom('visit_rollups')
+    const whole: WindowPlan = { days: [{ from: fromDay, to: toDay, sign: 1 }], spans: [] };
+    const plan = this.spansComplete && dimensions.every((d) => SPAN_DIMENSIONS.includes(d)) ? planWindow(fromDay, toDay) : whole;
+    const days = plan.days.map(({ from, to, sign }) =>
+      this.spanDb
+        .selectFrom('visit_rollups')
+        .select(['dimension', 'value', sign > 0 ? sql<number>`count`.as('count') : sql<number>`-count`.as('count')])
+        .where('link_id', '=', linkId)
+        .where('dimension', 'in', dimensions)
+        .where('day', '>=', from)
+        .where('day', '<=', to),
+    );
+    const spans = plan.spans.map(({ span, starts }) =>
+      this.spanDb
+        .selectFrom('visit_rollup_spans')
+        .select(['dimension', 'value', 'count'])
+        .where('link_id', '=', linkId)
+        .where('dimension', 'in', dimensions)
+        .where('span', '=', span)
+        .where('start_day', 'in', starts),
+    );
+    const parts = [...days, ...spans].reduce((all, part) => all.unionAll(part));
+    const rows = await this.spanDb
+      .selectFrom(parts.as('parts'))
       .select(['dimension', 'value', sql<number>`sum(count)`.as('count')])
-      .where('link_id', '=', linkId)
-      .where('dimension', 'in', dimensions)
-      .where('day', '>=', fromDay)
-      .where('day', '<=', toDay)
       .groupBy(['dimension', 'value'])
+      // Days taken back out leave a zero for values seen only there; a value is listed when it has visits.
+      .having(sql`sum(count)`, '>', 0)
       .execute();
     return rows.map((r) => toRow({ ...r, day: '' }));
   }
@@ -67,8 +95,10 @@ export class KyselyAnalyticsStore implements StatsStore {
   }
 
   async freshness(): Promise<{ refreshedAt: number | undefined; generation: number }> {
-    const rows = await this.db.selectFrom('analytics_state').select(['name', 'value']).where('name', 'in', ['rolled_up_at', 'generation']).execute();
+    const names = ['rolled_up_at', 'generation', SPANS_MARKER];
+    const rows = await this.db.selectFrom('analytics_state').select(['name', 'value']).where('name', 'in', names).execute();
     const value = (name: string) => rows.find((r) => r.name === name)?.value;
+    this.spansComplete = value(SPANS_MARKER) !== undefined;
     const refreshedAt = value('rolled_up_at');
     return { refreshedAt: refreshedAt === undefined ? undefined : Number(refreshedAt), generation: Number(value('generation') ?? 0) };
   }

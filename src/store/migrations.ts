@@ -4,6 +4,7 @@ import * as billing from './migrations/0002-billing.js';
 import * as analytics from './migrations/0003-analytics.js';
 import * as linkChanges from './migrations/0004-link-changes.js';
 import * as binaryJournal from './migrations/0005-binary-journal.js';
+import * as rollupSpans from './migrations/0006-rollup-spans.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0003_analytics': analytics,
   '0004_link_changes': linkChanges,
   '0005_binary_journal': binaryJournal,
+  '0006_rollup_spans': rollupSpans,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
