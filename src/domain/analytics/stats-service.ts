@@ -42,24 +42,26 @@ export class StatsService {
   /**
    * Counts change only when a roll-up runs (every ANALYTICS_ROLLUP_INTERVAL_MS, on any instance), so
    * computed counts are reused until the roll-up generation moves: a dashboard polling a popular link
-   * costs two small queries, not a scan of ninety days of rollups.
+   * costs two small queries, not a sum over ninety days of rollups.
    */
   private readonly computed = new LRUCache<string, { generation: number; counts: Counts }>({ max: 500 });
 
   constructor(private readonly deps: { links: LinkService; store: StatsStore; now: Clock }) {}
 
   async json(principal: Principal, linkId: string, days: number): Promise<StatsResult> {
-    const link = await this.deps.links.access(principal, linkId, 'analytics:read');
     const w = windowOf(this.deps.now(), days);
-    const [gaps, fresh] = await Promise.all([this.deps.store.gaps(link.id, w.from, w.to, link.createdAt), this.deps.store.freshness()]);
+    // Freshness is the same for every link: read while access is checked, it saves a round trip.
+    const [link, fresh] = await Promise.all([this.deps.links.access(principal, linkId, 'analytics:read'), this.deps.store.freshness()]);
     const key = `${link.id}|${w.fromDay}|${w.toDay}`;
-    let known = this.computed.get(key);
-    if (known?.generation !== fresh.generation) {
-      known = { generation: fresh.generation, counts: await this.counts(link.id, w.from, days) };
-      this.computed.set(key, known);
-    }
+    const known = this.computed.get(key);
+    const current = known?.generation === fresh.generation;
+    const [gaps, counts] = await Promise.all([
+      this.deps.store.gaps(link.id, w.from, w.to, link.createdAt),
+      current ? known.counts : this.counts(link.id, w.from, days),
+    ]);
+    if (!current) this.computed.set(key, { generation: fresh.generation, counts });
     // Before the first roll-up nothing has been folded: the counts are as of the link's creation.
-    return { from: w.from, to: w.to, refreshedAt: fresh.refreshedAt ?? link.createdAt, ...known.counts, gaps };
+    return { from: w.from, to: w.to, refreshedAt: fresh.refreshedAt ?? link.createdAt, ...counts, gaps };
   }
 
   private async counts(linkId: string, from: number, days: number): Promise<Counts> {
