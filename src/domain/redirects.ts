@@ -9,15 +9,15 @@ export type Resolution =
   | { kind: 'missing' };
 
 interface Entry {
-  linkId: string;
-  accountId: string | null;
-  target: string;
-  active: boolean;
+  /** The answer while the link is active and not expired: built once, so a cache hit allocates nothing. */
+  redirect: Resolution | undefined;
   expiresAt: number | null;
 }
 
+const EXPIRED: Resolution = Object.freeze({ kind: 'expired' });
+const MISSING_LINK: Resolution = Object.freeze({ kind: 'missing' });
 /** Cached "no such slug": a scan of random slugs must not turn into a database query each. */
-const MISSING = Object.freeze({ linkId: '', accountId: null, target: '', active: false, expiresAt: null });
+const MISSING: Entry = Object.freeze({ redirect: undefined, expiresAt: null });
 
 /** Changes whose rows commit late (long transactions, clock skew between instances) are still seen. */
 const FEED_LOOKBACK_MS = 60_000;
@@ -59,7 +59,7 @@ export class RedirectResolver {
   }
 
   async resolve(slug: string): Promise<Resolution> {
-    if (!isSlugShaped(slug)) return { kind: 'missing' };
+    if (!isSlugShaped(slug)) return MISSING_LINK;
     if (this.now() >= this.nextSyncAt) await this.sync();
     return this.answer(this.cache.get(slug) ?? (await this.load(slug)));
   }
@@ -72,9 +72,8 @@ export class RedirectResolver {
   }
 
   private answer(entry: Entry): Resolution {
-    if (entry.expiresAt !== null && entry.expiresAt <= this.now()) return { kind: 'expired' };
-    if (!entry.active) return { kind: 'missing' };
-    return { kind: 'redirect', target: entry.target, linkId: entry.linkId, accountId: entry.accountId };
+    if (entry.expiresAt !== null && entry.expiresAt <= this.now()) return EXPIRED;
+    return entry.redirect ?? MISSING_LINK;
   }
 
   invalidate(slug: string): void {
@@ -109,7 +108,10 @@ export class RedirectResolver {
     const epoch = this.epoch;
     const link = await this.links.bySlug(slug);
     const entry: Entry = link
-      ? { linkId: link.id, accountId: link.accountId, target: link.target, active: link.status === 'active', expiresAt: link.expiresAt }
+      ? {
+          redirect: link.status === 'active' ? Object.freeze({ kind: 'redirect', target: link.target, linkId: link.id, accountId: link.accountId }) : undefined,
+          expiresAt: link.expiresAt,
+        }
       : MISSING;
     if (this.caching && epoch === this.epoch) this.cache.set(slug, entry);
     return entry;
