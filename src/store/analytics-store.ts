@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { DAY_MS, utcDay } from '../domain/time.js';
 import type { Dimension, Gap, GapReason, RollupRow, StatsStore } from '../domain/analytics/ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database } from './database.js';
@@ -29,9 +30,8 @@ export class KyselyAnalyticsStore implements StatsStore {
       .selectFrom('visit_rollups')
       .select(['day', 'dimension', 'value', 'count'])
       .where('link_id', '=', linkId)
+      .where('day', 'in', daysOf(fromDay, toDay))
       .where('dimension', '=', dimension)
-      .where('day', '>=', fromDay)
-      .where('day', '<=', toDay)
       .execute();
     return rows.map(toRow);
   }
@@ -47,9 +47,8 @@ export class KyselyAnalyticsStore implements StatsStore {
       .selectFrom('visit_rollups')
       .select([sql.lit('d').as('kind'), 'day', 'dimension', 'value', 'count'])
       .where('link_id', '=', linkId)
+      .where('day', 'in', daysOf(fromDay, toDay))
       .where('dimension', '=', daily)
-      .where('day', '>=', fromDay)
-      .where('day', '<=', toDay)
       .unionAll(
         this.spanDb
           .selectFrom(this.totalsQuery(linkId, totals, fromDay, toDay).as('totals'))
@@ -68,18 +67,17 @@ export class KyselyAnalyticsStore implements StatsStore {
         .selectFrom('visit_rollups')
         .select(['dimension', 'value', sign > 0 ? sql<number>`count`.as('count') : sql<number>`-count`.as('count')])
         .where('link_id', '=', linkId)
-        .where('dimension', 'in', dimensions)
-        .where('day', '>=', from)
-        .where('day', '<=', to),
+        .where('day', 'in', daysOf(from, to))
+        .where('dimension', 'in', dimensions),
     );
     const spans = plan.spans.map(({ span, starts, sign }) =>
       this.spanDb
         .selectFrom('visit_rollup_spans')
         .select(['dimension', 'value', sign > 0 ? sql<number>`count`.as('count') : sql<number>`-count`.as('count')])
         .where('link_id', '=', linkId)
-        .where('dimension', 'in', dimensions)
         .where('span', '=', span)
-        .where('start_day', 'in', starts),
+        .where('start_day', 'in', starts)
+        .where('dimension', 'in', dimensions),
     );
     const parts = [...days, ...spans].reduce((all, part) => all.unionAll(part));
     return (
@@ -131,6 +129,17 @@ export class KyselyAnalyticsStore implements StatsStore {
   accountRecording(accountId: string, month: string): Promise<{ recordedThisMonth: number; freeLeft: number; packsLeft: number }> {
     return accountRecording(this.db, this.freeVisitsPerMonth, accountId, month);
   }
+}
+
+/**
+ * The days of [fromDay, toDay], named one by one: rollups are keyed link, day, dimension, value (for the
+ * roll-up's writes), so a read of some dimensions over a range of days seeks each day's rows of those
+ * dimensions instead of scanning every dimension of every day.
+ */
+function daysOf(fromDay: string, toDay: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${fromDay}T00:00:00Z`), end = Date.parse(`${toDay}T00:00:00Z`); t <= end; t += DAY_MS) days.push(utcDay(t));
+  return days;
 }
 
 const toRow = (r: { day: string; dimension: string; value: string; count: number | string }): RollupRow => ({

@@ -5,12 +5,13 @@ import * as analytics from './migrations/0003-analytics.js';
 import * as linkChanges from './migrations/0004-link-changes.js';
 import * as binaryJournal from './migrations/0005-binary-journal.js';
 import * as rollupSpans from './migrations/0006-rollup-spans.js';
+import * as rollupsByDay from './migrations/0007-rollups-by-day.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
  * understand are used: text, integer and bigint (SQLite gives bigint integer affinity), and binary
- * (SQLite blob, PostgreSQL bytea). Migrations
- * never import app code. Kysely's migrator takes a lock, so instances starting together are safe.
+ * (SQLite blob, PostgreSQL bytea). Migrations never import app code. Kysely's migrator takes a lock,
+ * so instances starting together are safe.
  */
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -19,12 +20,13 @@ const migrations: Record<string, Migration> = {
   '0004_link_changes': linkChanges,
   '0005_binary_journal': binaryJournal,
   '0006_rollup_spans': rollupSpans,
+  '0007_rollups_by_day': rollupsByDay,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);

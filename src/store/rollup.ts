@@ -4,6 +4,7 @@ import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
 import { decodeBatch, decodeLegacy, type JournalBatch, type LegacyCount } from './journal.js';
 import { jsonRows } from './json-rows.js';
+import { SPAN_DIMENSIONS, SPAN_LENGTHS, spanStart } from './rollup-spans.js';
 
 /**
  * Journal rows (one second of one bucket each) folded per transaction, and rows per statement: small
@@ -60,6 +61,7 @@ async function pass(tx: Transaction<AnalyticsDB>, dialect: Dialect, bucket: numb
     else sums.addCounts(decodeLegacy(journal.entries));
   }
   await upsertRollups(tx, dialect, sums.rows());
+  await upsertSpans(tx, dialect, sums.spanRows());
   await addLinkVisits(tx, dialect, sums.perLink);
   await tx.deleteFrom('visit_journal').where('id', 'in', journals.map((j) => j.id)).execute();
   return { visits: sums.visits, more: journals.length === JOURNALS_PER_PASS };
@@ -125,6 +127,30 @@ class RollupSums {
     return rows;
   }
 
+  /** The same counts summed per span (rollup-spans.ts): each daily count also goes to its 7- and 28-day span. */
+  spanRows(): SpanInput[] {
+    const starts = new Map<string, string[]>();
+    const rows: SpanInput[] = [];
+    for (const [link, days] of this.byLink) {
+      const spans = new Map<string, Map<string, number>>();
+      for (const [day, values] of days) {
+        let first = starts.get(day);
+        if (!first) starts.set(day, (first = SPAN_LENGTHS.map((span) => spanStart(day, span))));
+        for (const [i, span] of SPAN_LENGTHS.entries()) {
+          const at = `${span}|${first[i]}`;
+          let sums = spans.get(at);
+          if (!sums) spans.set(at, (sums = new Map()));
+          for (const [k, count] of values) if (SPAN_KEYS.has(k[0]!)) add(sums, k, count);
+        }
+      }
+      for (const [at, sums] of spans) {
+        const [span, start] = at.split('|') as [string, string];
+        for (const [k, count] of sums) rows.push([link, DIMENSION_OF[k[0]!]!, Number(span), start, k.slice(2), count]);
+      }
+    }
+    return rows;
+  }
+
   private values(link: string, day: string): Map<string, number> {
     let days = this.byLink.get(link);
     if (!days) this.byLink.set(link, (days = new Map()));
@@ -137,6 +163,9 @@ class RollupSums {
 const add = (m: Map<string, number>, k: string, n: number) => m.set(k, (m.get(k) ?? 0) + n);
 
 type RollupInput = [linkId: string, dimension: Dimension, value: string, day: string, count: number];
+type SpanInput = [linkId: string, dimension: Dimension, span: number, startDay: string, value: string, count: number];
+/** Key letters of SPAN_DIMENSIONS. */
+const SPAN_KEYS = new Set(Object.entries(DIMENSION_OF).flatMap(([letter, dimension]) => (SPAN_DIMENSIONS.includes(dimension) ? [letter] : [])));
 
 /** Rows go to the database as one JSON parameter per statement: no statement building per row. */
 async function upsertRollups(tx: Transaction<AnalyticsDB>, dialect: Dialect, rows: RollupInput[]): Promise<void> {
@@ -151,6 +180,22 @@ async function upsertRollups(tx: Transaction<AnalyticsDB>, dialect: Dialect, row
     // "where true": SQLite cannot otherwise tell an upsert's ON CONFLICT from a join's ON.
     await sql`insert into visit_rollups (link_id, dimension, value, day, count) select * from ${values} as v where true
       on conflict (link_id, dimension, value, day) do update set count = visit_rollups.count + excluded.count`.execute(tx);
+    await breathe();
+  }
+}
+
+async function upsertSpans(tx: Transaction<AnalyticsDB>, dialect: Dialect, rows: SpanInput[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    const values = jsonRows(dialect, rows.slice(i, i + ROWS_PER_STATEMENT), [
+      ['link_id', 'text'],
+      ['dimension', 'text'],
+      ['span', 'bigint'],
+      ['start_day', 'text'],
+      ['value', 'text'],
+      ['count', 'bigint'],
+    ]);
+    await sql`insert into visit_rollup_spans (link_id, dimension, span, start_day, value, count) select * from ${values} as v where true
+      on conflict (link_id, dimension, span, start_day, value) do update set count = visit_rollup_spans.count + excluded.count`.execute(tx);
     await breathe();
   }
 }

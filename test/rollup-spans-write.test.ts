@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { Migrator, sql } from 'kysely';
+import { DAY_MS, utcDay } from '../src/domain/time.js';
+import { analyticsDb } from '../src/store/analytics-schema.js';
+import { openDatabase } from '../src/store/database.js';
+import { migrateToLatest, migrationProvider } from '../src/store/migrations.js';
+import { spanStart, SPANS_MARKER, type SpanTables } from '../src/store/rollup-spans.js';
+import { eachDatabase, freshDatabaseUrl } from './helpers/databases.js';
+import { Harness } from './helpers/harness.js';
+import { linkWithKey, stats, visit } from './helpers/analytics.js';
+
+type Db = ReturnType<typeof analyticsDb>;
+
+/** Span rows as they must be: the daily rows of country, device and referrer summed per 7- and 28-day span. */
+async function spansFromDaily(db: Db) {
+  const daily = await db.selectFrom('visit_rollups').selectAll().where('dimension', 'in', ['country', 'device', 'referrer']).execute();
+  const sums = new Map<string, number>();
+  for (const r of daily) {
+    for (const span of [7, 28]) {
+      const key = [r.link_id, span, spanStart(r.day, span), r.dimension, r.value].join('|');
+      sums.set(key, (sums.get(key) ?? 0) + Number(r.count));
+    }
+  }
+  return [...sums].map(([key, count]) => `${key}|${count}`).sort();
+}
+
+async function spanRows(db: Db) {
+  const rows = await db.withTables<SpanTables>().selectFrom('visit_rollup_spans').selectAll().execute();
+  return rows.map((r) => [r.link_id, Number(r.span), r.start_day, r.dimension, r.value, Number(r.count)].join('|')).sort();
+}
+
+eachDatabase('span rollups kept by the roll-up', (kind) => {
+  let h: Harness;
+  before(async () => {
+    h = await Harness.start(kind);
+  });
+  after(async () => h.close());
+
+  test('every roll-up adds its country, device and referrer counts to the 7- and 28-day spans of their days', async () => {
+    const link = await linkWithKey(h);
+    const db = analyticsDb(h.database.db);
+    await visit(h, link.slug, 3, { headers: { referer: 'https://a.example/' } });
+    await stats(h, link.id, link.key);
+    // Days that fall in different spans: the 28-day span of today and the one before it.
+    h.clock.advance(30 * DAY_MS);
+    await visit(h, link.slug, 2, { path: 'q', headers: { referer: 'https://b.example/' } });
+    await visit(h, link.slug, 1, { headers: { referer: 'https://a.example/' } });
+    await stats(h, link.id, link.key);
+    const spans = await spanRows(db);
+    assert.ok(spans.length > 0);
+    assert.deepEqual(spans, await spansFromDaily(db));
+  });
+});
+
+eachDatabase('migration 0007', (kind) => {
+  test('rollups written before it are copied into the new key order, summed into spans, and spans are marked complete', async () => {
+    const { url, drop } = await freshDatabaseUrl(kind);
+    const database = await openDatabase(url, { migrate: false });
+    try {
+      const result = await new Migrator({ db: database.db, provider: migrationProvider }).migrateTo('0006_rollup_spans');
+      assert.equal(result.error, undefined);
+      const db = analyticsDb(database.db);
+      const link = crypto.randomUUID();
+      const first = Date.UTC(2026, 7, 20);
+      const rows = [];
+      for (let d = 0; d < 40; d++) {
+        const day = utcDay(first + d * DAY_MS);
+        rows.push({ link_id: link, dimension: 'country', value: d % 2 ? 'DE' : 'FR', day, count: d + 1 });
+        rows.push({ link_id: link, dimension: 'referrer', value: 'direct', day, count: 2 });
+        rows.push({ link_id: link, dimension: 'source', value: 's', day, count: d + 3 });
+      }
+      await db.insertInto('visit_rollups').values(rows).execute();
+      await migrateToLatest(database.db);
+      const copied = await db.selectFrom('visit_rollups').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+      assert.equal(Number(copied.n), rows.length);
+      assert.deepEqual(await spanRows(db), await spansFromDaily(db));
+      const marker = await db.selectFrom('analytics_state').select('value').where('name', '=', SPANS_MARKER).executeTakeFirst();
+      assert.ok(marker);
+    } finally {
+      await database.close();
+      await drop();
+    }
+  });
+});
