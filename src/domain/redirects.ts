@@ -12,12 +12,12 @@ interface Entry {
   /** The answer while the link is active and not expired: built once, so a cache hit allocates nothing. */
   redirect: Resolution | undefined;
   expiresAt: number | null;
+  /** Re-read after this even if the change feed named no change: a safety net, not the bound. */
+  staleAt: number;
 }
 
 const EXPIRED: Resolution = Object.freeze({ kind: 'expired' });
 const MISSING_LINK: Resolution = Object.freeze({ kind: 'missing' });
-/** Cached "no such slug": a scan of random slugs must not turn into a database query each. */
-const MISSING: Entry = Object.freeze({ redirect: undefined, expiresAt: null });
 
 /** Changes whose rows commit late (long transactions, clock skew between instances) are still seen. */
 const FEED_LOOKBACK_MS = 60_000;
@@ -51,9 +51,12 @@ export class RedirectResolver {
     private readonly options: { ttlMs: number; maxEntries: number; onSyncError?: (error: unknown) => void },
   ) {
     this.caching = options.ttlMs > 0;
-    // Times run on the service's clock (an edge that tests replace), not on lru-cache's own
-    // performance.now; ttlResolution 0 stops lru-cache from reusing a "now" read up to 1 ms earlier.
-    this.cache = new LRUCache({ max: options.maxEntries, ttl: SAFETY_TTL_MS, ttlAutopurge: false, ttlResolution: 0, perf: { now } });
+    // The safety TTL is kept in the entries, on the service's clock, not by lru-cache: its TTL option
+    // allocates arrays of maxEntries through a subclass of Array, and V8 answers an Array constructor
+    // call that large by dropping its "Array constructor is intact" assumption for the whole process.
+    // Node's own HTTP and stream code (process.nextTick among them) then ran deoptimized: about twice
+    // the CPU per redirect (docs/benchmarks.md). A test guards the assumption.
+    this.cache = new LRUCache({ max: options.maxEntries });
     this.syncedUpTo = now();
     this.nextSyncAt = this.syncedUpTo + options.ttlMs;
   }
@@ -61,18 +64,25 @@ export class RedirectResolver {
   async resolve(slug: string): Promise<Resolution> {
     if (!isSlugShaped(slug)) return MISSING_LINK;
     if (this.now() >= this.nextSyncAt) await this.sync();
-    return this.answer(this.cache.get(slug) ?? (await this.load(slug)));
+    const entry = this.cached(slug, this.now()) ?? (await this.load(slug));
+    return this.answer(entry, this.now());
   }
 
   /** The synchronous fast path: the answer from memory, or undefined when the database must be asked. */
   peek(slug: string): Resolution | undefined {
-    if (this.now() >= this.nextSyncAt) return undefined;
-    const entry = this.cache.get(slug);
-    return entry && this.answer(entry);
+    const now = this.now();
+    if (now >= this.nextSyncAt) return undefined;
+    const entry = this.cached(slug, now);
+    return entry && this.answer(entry, now);
   }
 
-  private answer(entry: Entry): Resolution {
-    if (entry.expiresAt !== null && entry.expiresAt <= this.now()) return EXPIRED;
+  private cached(slug: string, now: number): Entry | undefined {
+    const entry = this.cache.get(slug);
+    return entry !== undefined && entry.staleAt > now ? entry : undefined;
+  }
+
+  private answer(entry: Entry, now: number): Resolution {
+    if (entry.expiresAt !== null && entry.expiresAt <= now) return EXPIRED;
     return entry.redirect ?? MISSING_LINK;
   }
 
@@ -106,13 +116,16 @@ export class RedirectResolver {
 
   private async load(slug: string): Promise<Entry> {
     const epoch = this.epoch;
+    const staleAt = this.now() + SAFETY_TTL_MS;
     const link = await this.links.bySlug(slug);
     const entry: Entry = link
       ? {
           redirect: link.status === 'active' ? Object.freeze({ kind: 'redirect', target: link.target, linkId: link.id, accountId: link.accountId }) : undefined,
           expiresAt: link.expiresAt,
+          staleAt,
         }
-      : MISSING;
+      : // Cached "no such slug": a scan of random slugs must not turn into a database query each.
+        { redirect: undefined, expiresAt: null, staleAt };
     if (this.caching && epoch === this.epoch) this.cache.set(slug, entry);
     return entry;
   }

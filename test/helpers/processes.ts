@@ -22,9 +22,9 @@ export interface ServerProcess {
 }
 
 /** Starts the real server (src/server.ts) as its own process and waits until it answers. */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
