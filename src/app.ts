@@ -135,7 +135,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const credits = new KyselyCreditStore(database.db);
   const idempotency = new IdempotencyGuard(new KyselyIdempotencyStore(database.db, PENDING_CLAIM_TTL_MS));
   const networkSecret = await deploymentSecret(database.db, 'network_secret');
-  const redirects = new RedirectResolver(linkStore, now, {
+  // Its own reads: a redirect that misses the cache must not wait for an analytics transaction.
+  const redirects = new RedirectResolver(new KyselyLinkStore(database.reads), now, {
     ttlMs: config.redirectCacheTtlMs,
     maxEntries: config.redirectCacheMaxEntries,
     onSyncError: (error) => app.log.warn({ err: error }, 'redirect cache could not read the change feed; serving from memory'),

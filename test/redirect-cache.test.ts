@@ -45,6 +45,20 @@ eachDatabase('the redirect cache', (kind) => {
     assert.equal(((await resolver.resolve(a.slug)) as { target: string }).target, 'https://example.org/a2');
   });
 
+  test('a redirect that misses the cache is answered while an analytics transaction holds the writing connection', { timeout: 20_000 }, async () => {
+    const link = await newLink('https://example.org/during-a-roll-up');
+    h.clock.advance(10 * 60_000);
+    // A transaction that stays open until the redirect has been answered, as a roll-up pass stays open
+    // across its yields. On SQLite the writing connection runs one transaction at a time: a lookup
+    // queued behind it would never finish, and this test would time out.
+    await h.database.db.transaction().execute(async (tx) => {
+      await tx.selectFrom('links').select('id').where('id', '=', link.id).execute();
+      const res = await h.request('GET', `/s/${link.slug}`);
+      assert.equal(res.status, 302);
+      assert.equal(res.headers.get('location'), 'https://example.org/during-a-roll-up');
+    });
+  });
+
   test('a slug created elsewhere replaces a cached "no such slug" at the next sync', async () => {
     const { key } = await h.account();
     const alias = `later-${kind}-${h.clock.now()}`;

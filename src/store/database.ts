@@ -10,6 +10,13 @@ export type Dialect = 'sqlite' | 'postgres';
 
 export interface Database {
   readonly db: Kysely<DB>;
+  /**
+   * For the redirect path's reads (slug lookups, the change feed): never queued behind a write
+   * transaction. SQLite: a second, read-only connection (WAL readers see the last commit without
+   * waiting), because the one writing connection runs one transaction at a time and a roll-up pass
+   * holds it across yields. PostgreSQL: the same pool, whose connections already run side by side.
+   */
+  readonly reads: Kysely<DB>;
   readonly dialect: Dialect;
   close(): Promise<void>;
 }
@@ -31,23 +38,38 @@ export async function openDatabase(url: string, options: { migrate?: boolean } =
   return database;
 }
 
+const sqlitePragmas = (sqlite: SqliteDatabase.Database) => {
+  sqlite.pragma('busy_timeout = 5000');
+  // Roll-ups upsert rows of thousands of links at a time: with SQLite's default 2 MB page cache most of
+  // those pages were re-read through system calls. 64 MB of cache and memory-mapped reads keep them close.
+  sqlite.pragma('cache_size = -65536');
+  sqlite.pragma('mmap_size = 268435456');
+};
+
 function openSqlite(file: string): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SqliteDatabase(file);
   // WAL lets the CLI and readers work while the server writes; busy_timeout makes a writer from another
   // process (the CLI) wait for the lock instead of failing at once.
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  // Roll-ups upsert rows of thousands of links at a time: with SQLite's default 2 MB page cache most of
-  // those pages were re-read through system calls. 64 MB of cache and memory-mapped reads keep them close.
-  sqlite.pragma('cache_size = -65536');
-  sqlite.pragma('mmap_size = 268435456');
+  sqlitePragmas(sqlite);
   // Kysely's SQLite driver runs one connection behind a mutex, so transactions of this process are
   // serialized: a guarded update inside one is atomic with respect to every other request.
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  if (file === ':memory:') return { db, reads: db, dialect: 'sqlite', close: () => db.destroy() };
+  // Opened on first use: the file must exist and be migrated by then.
+  const reads = new Kysely<DB>({
+    dialect: new SqliteDialect({
+      database: async () => {
+        const reader = new SqliteDatabase(file, { readonly: true });
+        sqlitePragmas(reader);
+        return withStatementCache(reader);
+      },
+    }),
+  });
+  return { db, reads, dialect: 'sqlite', close: async () => void (await Promise.all([db.destroy(), reads.destroy()])) };
 }
 
 /** SQL texts kept prepared; the service runs a few hundred distinct ones. */
@@ -92,7 +114,7 @@ function openPostgres(url: string): Database {
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, reads: db, dialect: 'postgres', close: () => db.destroy() };
 }
 
 export async function ping(database: Database): Promise<void> {
