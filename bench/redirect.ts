@@ -4,9 +4,14 @@
  * Starts the service on SQLite with 10,000 links and drives random /s/ and /q/ slugs with varied user
  * agents, referrers and edge country headers at 64 connections; the server is pinned to core 0 and
  * the load generator to core 1 (taskset). The same load hits a bare node:http server answering the
- * same redirects from a Map. Load comes from wrk when installed (`apt-get install -y wrk`), else from
- * autocannon. A last phase sends an exact number of requests (autocannon `amount`) and checks that
- * visits recorded equal redirects served, after a graceful stop flushed the last batch.
+ * same redirects from a Map, and Fastify alone does the same for reference. Load comes from wrk when
+ * installed (`apt-get install -y wrk`), else from autocannon.
+ *
+ * The machine's speed drifts by a third from minute to minute (a shared VM), so the servers are
+ * measured in interleaved rounds of BENCH_SLICE_SECONDS each, every server frozen (SIGSTOP) while
+ * another is measured: drift hits all of them alike, and ratios are taken per round. A last phase
+ * sends an exact number of requests (autocannon `amount`) and checks that visits recorded equal
+ * redirects served, after a graceful stop flushed the last batch.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,9 +20,10 @@ import path from 'node:path';
 import { recordedVisits, seedLinks } from './redirect/seed.js';
 
 const LINKS = 10_000;
-// 60 s by default: the service's timed run then includes a roll-up at the default interval (60 s), so
-// what folding the journal costs is in the figures, not left after the measurement.
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+// 6 rounds of 10 s: the service then records for about a minute, so a roll-up at the default interval
+// (60 s, counted in recorder ticks, which stop while the process is frozen) falls inside the figures.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const SLICE = Number(process.env.BENCH_SLICE_SECONDS ?? 10);
 const EXACT_REQUESTS = Number(process.env.BENCH_EXACT_REQUESTS ?? 300_000);
 const SERVER_CORE = '0';
 const LOAD_CORE = '1';
@@ -39,6 +45,26 @@ function cpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+interface Server {
+  name: string;
+  url: string;
+  up: string;
+  child: ChildProcess;
+  warm?: Figures;
+  rounds: Figures[];
+}
+
+const middle = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Per figure, the median over rounds. */
+const median = (rounds: Figures[]): Figures => ({
+  rps: middle(rounds.map((r) => r.rps)),
+  p50: middle(rounds.map((r) => r.p50)),
+  p99: middle(rounds.map((r) => r.p99)),
+  requests: rounds.reduce((n, r) => n + r.requests, 0),
+  cpuUs: middle(rounds.map((r) => r.cpuUs!)),
+});
 
 function measure(pid: number, run: () => Figures): Figures {
   const before = cpuMs(pid);
@@ -101,20 +127,7 @@ async function main(): Promise<void> {
   const slugFile = path.join(dir, 'slugs.txt');
   fs.writeFileSync(slugFile, (await seedLinks(databaseUrl, LINKS)).join('\n'));
   const generator = hasWrk ? 'wrk 1 thread' : 'autocannon (install wrk for a lighter load generator: apt-get install -y wrk)';
-  console.log(`${LINKS} links, 64 connections, ${SECONDS}s per run, load: ${generator}, taskset: ${hasTaskset}`);
-
-  const bare = start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/bare-server.ts'), slugFile, '3901']));
-  await waitUntilUp('http://127.0.0.1:3901/s/x');
-  load('http://127.0.0.1:3901', slugFile, 3);
-  const baseline = measure(bare.pid!, () => load('http://127.0.0.1:3901', slugFile, SECONDS));
-  await stop(bare);
-
-  // Fastify alone answering the same Map: what the framework costs on this machine, for reference.
-  const fastify = start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/fastify-server.ts'), slugFile, '3903']));
-  await waitUntilUp('http://127.0.0.1:3903/s/x');
-  load('http://127.0.0.1:3903', slugFile, 3);
-  const framework = measure(fastify.pid!, () => load('http://127.0.0.1:3903', slugFile, SECONDS));
-  await stop(fastify);
+  console.log(`${LINKS} links, 64 connections, ${ROUNDS} rounds of ${SLICE} s per server, load: ${generator}, taskset: ${hasTaskset}`);
 
   const env = {
     DATABASE_URL: databaseUrl,
@@ -127,16 +140,33 @@ async function main(): Promise<void> {
     TRACKING_DAILY_LIMIT: '1000000000',
     REDIRECT_FLOOD_PER_MINUTE: '100000000',
   };
-  const serviceCommand = pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', 'src/server.ts']);
-  let service = start(serviceCommand, env);
-  await waitUntilUp('http://127.0.0.1:3902/health');
-  const warm = load('http://127.0.0.1:3902', slugFile, 5);
-  const measured = measure(service.pid!, () => load('http://127.0.0.1:3902', slugFile, SECONDS));
-  const code = await stop(service);
+  const serviceCommand = pinned(SERVER_CORE, [process.execPath, 'dist/server.js']);
+  const servers: Server[] = [
+    { name: 'bare node:http', url: 'http://127.0.0.1:3901', up: '/s/x', child: start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/bare-server.ts'), slugFile, '3901'])), rounds: [] },
+    { name: 'Fastify alone (Map)', url: 'http://127.0.0.1:3903', up: '/s/x', child: start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/fastify-server.ts'), slugFile, '3903'])), rounds: [] },
+    { name: 'service (recording)', url: 'http://127.0.0.1:3902', up: '/health', child: start(serviceCommand, env), rounds: [] },
+  ];
+  for (const server of servers) {
+    await waitUntilUp(server.url + server.up);
+    server.warm = load(server.url, slugFile, 5);
+    server.child.kill('SIGSTOP');
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const server of servers) {
+      server.child.kill('SIGCONT');
+      server.rounds.push(measure(server.child.pid!, () => load(server.url, slugFile, SLICE)));
+      server.child.kill('SIGSTOP');
+    }
+  }
+  for (const server of servers) server.child.kill('SIGCONT');
+  const [bare, framework, serviceRun] = servers as [Server, Server, Server];
+  await stop(bare.child);
+  await stop(framework.child);
+  const code = await stop(serviceRun.child);
   const afterTimed = await recordedVisits(databaseUrl);
-  const timedServed = warm.requests + measured.requests;
+  const timedServed = serviceRun.warm!.requests + serviceRun.rounds.reduce((n, r) => n + r.requests, 0);
 
-  service = start(serviceCommand, env);
+  const service = start(serviceCommand, env);
   await waitUntilUp('http://127.0.0.1:3902/health');
   const exact = autocannon('http://127.0.0.1:3902', slugFile, 'amount', EXACT_REQUESTS);
   const exactCode = await stop(service);
@@ -145,10 +175,14 @@ async function main(): Promise<void> {
   const fmt = (f: Figures) =>
     `${Math.round(f.rps).toLocaleString('en')} req/s, p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms` +
     (f.cpuUs === undefined ? '' : `, ${f.cpuUs.toFixed(1)} µs server CPU per request`);
-  console.log(`bare node:http          ${fmt(baseline)}`);
-  console.log(`Fastify alone (Map)     ${fmt(framework)}`);
-  console.log(`service (recording)     ${fmt(measured)}`);
-  console.log(`ratio: ${((100 * measured.rps) / baseline.rps).toFixed(1)}% of bare by requests/s, ${((100 * baseline.cpuUs!) / measured.cpuUs!).toFixed(1)}% by CPU per request`);
+  for (const server of servers) console.log(`${server.name.padEnd(22)} median of rounds: ${fmt(median(server.rounds))}`);
+  for (const [i] of serviceRun.rounds.entries()) {
+    const line = servers.map((s) => `${s.name.split(' ')[0]} ${Math.round(s.rounds[i]!.rps)} (p99 ${s.rounds[i]!.p99.toFixed(1)})`).join(', ');
+    console.log(`  round ${i + 1}: ${line}; service/bare ${((100 * serviceRun.rounds[i]!.rps) / bare.rounds[i]!.rps).toFixed(1)}%`);
+  }
+  const ratios = serviceRun.rounds.map((r, i) => r.rps / bare.rounds[i]!.rps);
+  const cpu = (s: Server) => s.rounds.reduce((n, r) => n + r.cpuUs! * r.requests, 0) / s.rounds.reduce((n, r) => n + r.requests, 0);
+  console.log(`ratio: ${(100 * middle(ratios)).toFixed(1)}% of bare by requests/s (median of per-round ratios; Fastify alone ${(100 * middle(framework.rounds.map((r, i) => r.rps / bare.rounds[i]!.rps))).toFixed(1)}%), ${((100 * cpu(bare)) / cpu(serviceRun)).toFixed(1)}% by CPU per request over all rounds`);
   console.log(`load average during the run: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (other processes skew requests/s)`);
   console.log(`timed runs: ${timedServed} redirects completed by the load generator, ${afterTimed} visits recorded (the generator does not count requests in flight when it stops: up to 64 per run); exit ${code}`);
   console.log(`exact run: ${exact.redirects} redirects served of ${EXACT_REQUESTS} sent (${exact.errors} errors), ${recordedExact} visits recorded; ${fmt(exact)} (autocannon); exit ${exactCode}`);
