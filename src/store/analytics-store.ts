@@ -25,17 +25,7 @@ export class KyselyAnalyticsStore implements StatsStore {
     this.spanDb = this.db.withTables<SpanTables>();
   }
 
-  async daily(linkId: string, dimension: Dimension, fromDay: string, toDay: string): Promise<RollupRow[]> {
-    const rows = await this.db
-      .selectFrom('visit_rollups')
-      .select(['day', 'dimension', 'value', 'count'])
-      .where('link_id', '=', linkId)
-      .where('day', 'in', daysOf(fromDay, toDay))
-      .where('dimension', '=', dimension)
-      .execute();
-    return rows.map(toRow);
-  }
-
+  /** Window totals per value (the totals half of window(); tests compare span and daily reads with it). */
   async totals(linkId: string, dimensions: Dimension[], fromDay: string, toDay: string): Promise<RollupRow[]> {
     const rows = await this.totalsQuery(linkId, dimensions, fromDay, toDay).execute();
     return rows.map((r) => toRow({ ...r, day: '' }));

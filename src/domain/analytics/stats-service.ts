@@ -3,7 +3,7 @@ import type { LinkService } from '../link-service.js';
 import type { Principal } from '../principal.js';
 import { DAY_MS, utcDay, type Clock } from '../time.js';
 import { toCsv } from './csv.js';
-import type { DeviceClass, Dimension, Gap, RollupRow, StatsStore } from './ports.js';
+import type { DeviceClass, Gap, RollupRow, StatsStore } from './ports.js';
 
 /** Referrers listed by name; the rest are summed into one "other" entry. */
 export const TOP_REFERRERS = 50;
@@ -38,14 +38,6 @@ const byCount = (a: RollupRow, b: RollupRow) => b.count - a.count || (a.value < 
 
 type Counts = Pick<StatsResult, 'total' | 'daily' | 'countries' | 'devices' | 'referrers'>;
 
-/**
- * StatsStore's daily() and totals() of one window in one read (one round trip). Kept here while
- * ports.ts is being reworked; it belongs next to StatsStore.
- */
-export interface StatsWindowStore {
-  window(linkId: string, daily: Dimension, totals: Dimension[], fromDay: string, toDay: string): Promise<{ daily: RollupRow[]; totals: RollupRow[] }>;
-}
-
 export class StatsService {
   /**
    * Counts change only when a roll-up runs (every ANALYTICS_ROLLUP_INTERVAL_MS, on any instance), so
@@ -54,7 +46,7 @@ export class StatsService {
    */
   private readonly computed = new LRUCache<string, { generation: number; counts: Counts }>({ max: 500 });
 
-  constructor(private readonly deps: { links: LinkService; store: StatsStore & StatsWindowStore; now: Clock }) {}
+  constructor(private readonly deps: { links: LinkService; store: StatsStore; now: Clock }) {}
 
   async json(principal: Principal, linkId: string, days: number): Promise<StatsResult> {
     const w = windowOf(this.deps.now(), days);
