@@ -37,6 +37,8 @@ export class VisitRecorder {
   private pendingVisits = 0;
   private dropped = new Map<string, Shortfall>();
   private queue: Promise<unknown> = Promise.resolve();
+  /** The roll-up started by a tick, running beside the flushes (see tick). */
+  private rolling: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticks = 0;
   private busy = false;
@@ -82,7 +84,8 @@ export class VisitRecorder {
   }
 
   /** Flushes everything recorded so far and brings the rollups up to date (tests, shutdown). */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
+    await this.rolling;
     return this.serial(async () => {
       if (!(await this.flushOnce())) throw new Error('visit flush failed');
       await this.o.store.rollUp(this.o.now());
@@ -92,6 +95,7 @@ export class VisitRecorder {
   /** Final flush before the database closes; the instance leaves cleanly only if nothing is left behind. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    await this.rolling;
     await this.serial(async () => {
       if (!(await this.flushOnce())) return;
       await this.o.store.rollUp(this.o.now());
@@ -110,8 +114,17 @@ export class VisitRecorder {
         if (pending) await this.flushOnce();
         else if (every(this.o.heartbeatIntervalMs)) await this.o.store.beat(this.o.instanceId, this.startedAt, this.o.now());
         if (every(this.o.heartbeatIntervalMs)) await this.reap();
-        if (every(this.o.rollupIntervalMs)) await this.o.store.rollUp(this.o.now());
       });
+      // Not in the serial queue: a roll-up of a busy minute takes seconds, and flushes must go on at
+      // least once a second meanwhile. Its passes and the flushes take turns on the database (each pass
+      // folds and deletes its journal rows in one transaction, so a flush landing mid-roll-up is folded
+      // next time).
+      if (every(this.o.rollupIntervalMs) && this.rolling === undefined) {
+        this.rolling = this.o.store
+          .rollUp(this.o.now())
+          .then(() => undefined, this.o.onError)
+          .finally(() => (this.rolling = undefined));
+      }
     } catch (error) {
       this.o.onError(error);
     } finally {
