@@ -5,7 +5,7 @@ import type { DayVisits, DeviceClass, Source, VisitClass } from '../domain/analy
  * UTC day's visits of one bucket of links, in binary: a JSON header naming the links, referrers, visitor
  * classes and countries it uses, then three little-endian 32-bit words per visit (link index, referrer
  * index, class << 16 | country << 1 | source). Writing it costs a few map lookups per visit and no
- * object; the per-visit JSON counts it replaced cost several times more CPU on the redirect core.
+ * object per visit (the JSON counts it replaced needed an object per distinct count).
  */
 const VERSION = 1;
 const WORDS_PER_VISIT = 3;
