@@ -9,7 +9,8 @@ import { startServer } from './helpers/processes.js';
  * A whole-process performance property, checked by V8 itself rather than by timing: an Array
  * constructor call beyond about 16,000 elements (lru-cache's TTL arrays of REDIRECT_CACHE_MAX_ENTRIES
  * did one) makes V8 drop its "Array constructor is intact" assumption for the rest of the process,
- * and Node's own HTTP and stream code then runs deoptimized: about twice the CPU per redirect.
+ * and Node's own HTTP and stream code then runs deoptimized (process.nextTick alone: 6.5 µs per
+ * redirect instead of 0.4).
  */
 test('starting the service and serving redirects keeps V8\'s Array-constructor fast path for the whole process', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'v8-paths-'));
