@@ -1,9 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import { DAY_MS, utcDay } from '../domain/time.js';
 import type { Dimension, Gap, GapReason, RollupRow, StatsStore } from '../domain/analytics/ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database } from './database.js';
-import { planWindow, SPAN_DIMENSIONS, SPANS_MARKER, type SpanTables, type WindowPlan } from './rollup-spans.js';
+import { daysBetween, planWindow, SPAN_DIMENSIONS, SPANS_MARKER, type SpanTables, type WindowPlan } from './rollup-spans.js';
 import { accountRecording } from './visit-allowance.js';
 
 /** Reads of the rollups (never of raw visits: there are none) and of recording allowances. */
@@ -37,7 +36,7 @@ export class KyselyAnalyticsStore implements StatsStore {
       .selectFrom('visit_rollups')
       .select([sql.lit('d').as('kind'), 'day', 'dimension', 'value', 'count'])
       .where('link_id', '=', linkId)
-      .where('day', 'in', daysOf(fromDay, toDay))
+      .where('day', 'in', daysBetween(fromDay, toDay))
       .where('dimension', '=', daily)
       .unionAll(
         this.spanDb
@@ -48,7 +47,13 @@ export class KyselyAnalyticsStore implements StatsStore {
     return { daily: rows.filter((r) => r.kind === 'd').map(toRow), totals: rows.filter((r) => r.kind === 't').map(toRow) };
   }
 
-  /** Sums per value over the window: from daily rows, or from spans and a few days once spans are complete. */
+  /**
+   * Rollups are keyed link, day, dimension, value (for the roll-up's writes), so reads name each day of
+   * a range: one dimension over a range of days is then a seek per day, not a scan of every dimension.
+   *
+   * Sums per value over the window: from daily rows, or from spans and a few days once spans are
+   * complete.
+   */
   private totalsQuery(linkId: string, dimensions: Dimension[], fromDay: string, toDay: string) {
     const whole: WindowPlan = { days: [{ from: fromDay, to: toDay, sign: 1 }], spans: [] };
     const plan = this.spansComplete && dimensions.every((d) => SPAN_DIMENSIONS.includes(d)) ? planWindow(fromDay, toDay) : whole;
@@ -57,7 +62,7 @@ export class KyselyAnalyticsStore implements StatsStore {
         .selectFrom('visit_rollups')
         .select(['dimension', 'value', sign > 0 ? sql<number>`count`.as('count') : sql<number>`-count`.as('count')])
         .where('link_id', '=', linkId)
-        .where('day', 'in', daysOf(from, to))
+        .where('day', 'in', daysBetween(from, to))
         .where('dimension', 'in', dimensions),
     );
     const spans = plan.spans.map(({ span, starts, sign }) =>
@@ -119,17 +124,6 @@ export class KyselyAnalyticsStore implements StatsStore {
   accountRecording(accountId: string, month: string): Promise<{ recordedThisMonth: number; freeLeft: number; packsLeft: number }> {
     return accountRecording(this.db, this.freeVisitsPerMonth, accountId, month);
   }
-}
-
-/**
- * The days of [fromDay, toDay], named one by one: rollups are keyed link, day, dimension, value (for the
- * roll-up's writes), so a read of some dimensions over a range of days seeks each day's rows of those
- * dimensions instead of scanning every dimension of every day.
- */
-function daysOf(fromDay: string, toDay: string): string[] {
-  const days: string[] = [];
-  for (let t = Date.parse(`${fromDay}T00:00:00Z`), end = Date.parse(`${toDay}T00:00:00Z`); t <= end; t += DAY_MS) days.push(utcDay(t));
-  return days;
 }
 
 const toRow = (r: { day: string; dimension: string; value: string; count: number | string }): RollupRow => ({

@@ -34,6 +34,13 @@ export type SpanTables = { visit_rollup_spans: VisitRollupSpanTable };
 const dayNumber = (day: string): number => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
 const dayName = (n: number): string => utcDay(n * DAY_MS);
 
+/** Every day of [fromDay, toDay], named ('YYYY-MM-DD'). */
+export function daysBetween(fromDay: string, toDay: string): string[] {
+  const days: string[] = [];
+  for (let n = dayNumber(fromDay), last = dayNumber(toDay); n <= last; n++) days.push(dayName(n));
+  return days;
+}
+
 /** First day of the span of this length that contains the day. */
 export const spanStart = (day: string, span: number): string => {
   const n = dayNumber(day);
