@@ -3,7 +3,7 @@ import type { Dimension } from '../domain/analytics/ports.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
 import { decodeBatch, decodeLegacy, type JournalBatch, type LegacyCount } from './journal.js';
-import { jsonRows } from './json-rows.js';
+import { jsonRows, type Column } from './json-rows.js';
 import { SPAN_DIMENSIONS, SPAN_LENGTHS, spanStart } from './rollup-spans.js';
 
 /**
@@ -167,35 +167,22 @@ type SpanInput = [linkId: string, dimension: Dimension, span: number, startDay: 
 /** Key letters of SPAN_DIMENSIONS. */
 const SPAN_KEYS = new Set(Object.entries(DIMENSION_OF).flatMap(([letter, dimension]) => (SPAN_DIMENSIONS.includes(dimension) ? [letter] : [])));
 
-/** Rows go to the database as one JSON parameter per statement: no statement building per row. */
-async function upsertRollups(tx: Transaction<AnalyticsDB>, dialect: Dialect, rows: RollupInput[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    const values = jsonRows(dialect, rows.slice(i, i + ROWS_PER_STATEMENT), [
-      ['link_id', 'text'],
-      ['dimension', 'text'],
-      ['value', 'text'],
-      ['day', 'text'],
-      ['count', 'bigint'],
-    ]);
-    // "where true": SQLite cannot otherwise tell an upsert's ON CONFLICT from a join's ON.
-    await sql`insert into visit_rollups (link_id, dimension, value, day, count) select * from ${values} as v where true
-      on conflict (link_id, dimension, value, day) do update set count = visit_rollups.count + excluded.count`.execute(tx);
-    await breathe();
-  }
-}
+const ROLLUP_KEY: Column[] = [['link_id', 'text'], ['dimension', 'text'], ['value', 'text'], ['day', 'text']];
+const SPAN_KEY: Column[] = [['link_id', 'text'], ['dimension', 'text'], ['span', 'bigint'], ['start_day', 'text'], ['value', 'text']];
+const upsertRollups = (tx: Transaction<AnalyticsDB>, dialect: Dialect, rows: RollupInput[]) => addCounts(tx, dialect, 'visit_rollups', ROLLUP_KEY, rows);
+const upsertSpans = (tx: Transaction<AnalyticsDB>, dialect: Dialect, rows: SpanInput[]) => addCounts(tx, dialect, 'visit_rollup_spans', SPAN_KEY, rows);
 
-async function upsertSpans(tx: Transaction<AnalyticsDB>, dialect: Dialect, rows: SpanInput[]): Promise<void> {
+/**
+ * Adds counts to a table of sums (rows: the key columns, then the count). Rows go to the database as
+ * one JSON parameter per statement: no statement building per row.
+ */
+async function addCounts(tx: Transaction<AnalyticsDB>, dialect: Dialect, table: string, key: Column[], rows: unknown[][]): Promise<void> {
+  const keyNames = sql.join(key.map(([name]) => sql.ref(name)));
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    const values = jsonRows(dialect, rows.slice(i, i + ROWS_PER_STATEMENT), [
-      ['link_id', 'text'],
-      ['dimension', 'text'],
-      ['span', 'bigint'],
-      ['start_day', 'text'],
-      ['value', 'text'],
-      ['count', 'bigint'],
-    ]);
-    await sql`insert into visit_rollup_spans (link_id, dimension, span, start_day, value, count) select * from ${values} as v where true
-      on conflict (link_id, dimension, span, start_day, value) do update set count = visit_rollup_spans.count + excluded.count`.execute(tx);
+    const values = jsonRows(dialect, rows.slice(i, i + ROWS_PER_STATEMENT), [...key, ['count', 'bigint']]);
+    // "where true": SQLite cannot otherwise tell an upsert's ON CONFLICT from a join's ON.
+    await sql`insert into ${sql.table(table)} (${keyNames}, count) select * from ${values} as v where true
+      on conflict (${keyNames}) do update set count = ${sql.ref(`${table}.count`)} + excluded.count`.execute(tx);
     await breathe();
   }
 }

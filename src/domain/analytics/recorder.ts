@@ -154,7 +154,7 @@ export class VisitRecorder {
   /** The buffered days joined to those still pending from failed flushes, one entry per day, ascending. */
   private take(): DayVisits[] {
     const byDay = new Map<string, DayVisits>();
-    for (const day of [...this.pending, ...[...this.days.values()]]) {
+    for (const day of [...this.pending, ...this.days.values()]) {
       const known = byDay.get(day.day);
       byDay.set(day.day, known ? join(known, day) : day);
     }
