@@ -65,7 +65,8 @@ export class KyselyVisitStore implements VisitStore {
     const granted = new Map<string, number>();
     const reasons = new Map<string, GapReason>();
     let accounts = 0;
-    for (const [account, own] of accountTotals(day)) {
+    const totals = accountTotals(day);
+    for (const [account, own] of totals) {
       // SQLite statements run synchronously: a busy second's accounts in one macrotask would hold back
       // the redirects waiting behind them.
       if (++accounts % ACCOUNTS_PER_YIELD === 0) await breathe();
@@ -77,7 +78,7 @@ export class KyselyVisitStore implements VisitStore {
       reasons.set(account, got < offer ? 'allowance_used_up' : 'daily_ceiling_reached');
     }
     await returnDay(tx, day.day, dayLeft);
-    return { ...trim(day, granted), reasons };
+    return { ...trim(day, granted, totals), reasons };
   }
 
   /** One row per bucket, in bucket order; a few statements per flush, whatever the number of visits. */

@@ -26,13 +26,13 @@ export interface Trimmed {
 
 /**
  * Keeps each account's first `granted` visits in arrival order and refuses the rest, per link. Pure, so
- * the rule is tested without a database.
+ * the rule is tested without a database. `totals` are accountTotals(day), passed by a caller that has them.
  */
-export function trim(day: DayVisits, granted: Map<string, number>): Trimmed {
+export function trim(day: DayVisits, granted: Map<string, number>, totals = accountTotals(day)): Trimmed {
   const n = day.links.length;
   let short = false;
   const left = new Map<string, number>();
-  for (const [account, total] of accountTotals(day)) {
+  for (const [account, total] of totals) {
     const got = granted.get(account) ?? 0;
     left.set(account, got);
     if (got < total) short = true;
