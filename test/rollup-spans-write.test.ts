@@ -6,6 +6,8 @@ import { DAY_MS, utcDay } from '../src/domain/time.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { openDatabase } from '../src/store/database.js';
 import { migrateToLatest, migrationProvider } from '../src/store/migrations.js';
+import { bucketOf, encodeDay } from '../src/store/journal.js';
+import { rollUp } from '../src/store/rollup.js';
 import { spanStart, SPANS_MARKER, type SpanTables } from '../src/store/rollup-spans.js';
 import { eachDatabase, freshDatabaseUrl } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
@@ -51,6 +53,33 @@ eachDatabase('span rollups kept by the roll-up', (kind) => {
     const spans = await spanRows(db);
     assert.ok(spans.length > 0);
     assert.deepEqual(spans, await spansFromDaily(db));
+  });
+});
+
+eachDatabase('roll-up passes', (kind) => {
+  let h: Harness;
+  before(async () => {
+    h = await Harness.start(kind);
+  });
+  after(async () => h.close());
+
+  test('a bucket holding more journal rows than one pass takes is folded completely, each visit once', async () => {
+    const link = await linkWithKey(h);
+    const db = analyticsDb(h.database.db);
+    const day = utcDay(h.clock.now());
+    const mobile = { device: 'mobile' as const, browser: 'Mobile Safari', bot: false };
+    // Two visits per flush, one per source: 250 flushes are two passes and more (120 journal rows each).
+    const [bucket, data] = [...encodeDay({ day, from: h.clock.now(), links: [link.id, link.id], accounts: [null, null], sources: ['s', 'q'], countries: ['DE', 'FR'], classes: [mobile, mobile], referrers: ['a.example', 'direct'] }, null)][0]!;
+    assert.equal(bucket, bucketOf(link.id));
+    const rows = Array.from({ length: 250 }, () => ({ id: crypto.randomUUID(), bucket, created_at: h.clock.now(), entries: '', data }));
+    for (let i = 0; i < rows.length; i += 50) await db.insertInto('visit_journal').values(rows.slice(i, i + 50)).execute();
+    assert.equal(await rollUp(db, h.database.dialect, h.clock.now()), 500);
+    assert.equal((await db.selectFrom('visit_journal').select('id').execute()).length, 0);
+    const visits = await db.selectFrom('links').select('visits').where('id', '=', link.id).executeTakeFirstOrThrow();
+    assert.equal(Number(visits.visits), 500);
+    const daily = await db.selectFrom('visit_rollups').select(['dimension', 'value', 'count']).where('link_id', '=', link.id).where('dimension', 'in', ['source', 'country']).execute();
+    assert.deepEqual(daily.map((r) => `${r.dimension}:${r.value}:${Number(r.count)}`).sort(), ['country:DE:250', 'country:FR:250', 'source:q:250', 'source:s:250']);
+    assert.deepEqual(await spanRows(db), await spansFromDaily(db));
   });
 });
 

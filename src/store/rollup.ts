@@ -7,11 +7,15 @@ import { jsonRows, type Column } from './json-rows.js';
 import { SPAN_DIMENSIONS, SPAN_LENGTHS, spanStart } from './rollup-spans.js';
 
 /**
- * Journal rows (one second of one bucket each) folded per transaction, and rows per statement: small
- * statements keep each synchronous SQLite call around a millisecond.
+ * Journal rows folded per transaction: one per flush and bucket, so 120 is two minutes of flushes and a
+ * roll-up at the default interval folds each bucket in one pass. A link's rows are upserted once per
+ * pass, and its distinct values saturate within a pass (about 30 daily values and 40 span values under
+ * varied traffic): with 20 journals per pass every busy link was upserted three times a minute, which
+ * made the roll-up the largest cost of a busy instance (docs/benchmarks.md).
  */
-const JOURNALS_PER_PASS = 20;
-const ROWS_PER_STATEMENT = 1000;
+const JOURNALS_PER_PASS = 120;
+/** Rows per statement: small statements keep each synchronous SQLite call to a few milliseconds. */
+const ROWS_PER_STATEMENT = 500;
 
 /** better-sqlite3 runs each statement synchronously: yielding between them lets redirects be served. */
 export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
