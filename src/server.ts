@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './store/database.js';
+import { warmUpHttp } from './http/warm-up.js';
 
 /**
  * Starts the service: configuration, database (migrated), HTTP. On SIGTERM/SIGINT it stops accepting
@@ -8,6 +9,8 @@ import { openDatabase } from './store/database.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before anything else runs: see warm-up.ts (Node's own HTTP code, optimized on plain requests).
+  await warmUpHttp();
   const database = await openDatabase(config.databaseUrl);
   const app = await buildApp({
     config,

@@ -1,0 +1,13 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { warmUpHttp } from '../src/http/warm-up.js';
+
+const networkHandles = () => process.getActiveResourcesInfo().filter((name) => name.startsWith('TCP')).length;
+
+test('the HTTP warm-up answers its requests over loopback and leaves no server or socket behind', async () => {
+  const before = networkHandles();
+  assert.equal(await warmUpHttp(400), 400);
+  // Destroyed sockets leave the list once libuv has closed them, a few turns of the event loop later.
+  for (let i = 0; i < 100 && networkHandles() > before; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(networkHandles(), before);
+});
