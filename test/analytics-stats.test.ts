@@ -5,7 +5,7 @@ import type { Dimension, RollupRow } from '../src/domain/analytics/ports.js';
 import { utcDay } from '../src/domain/time.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { KyselyAnalyticsStore } from '../src/store/analytics-store.js';
-import { planWindow, spanStart, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, type SpanTables } from '../src/store/rollup-spans.js';
+import { dayNumber, planWindow, spanStart, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, type SpanTables } from '../src/store/rollup-spans.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from './helpers/databases.js';
 import { ALL_SCOPES, Harness } from './helpers/harness.js';
 import { linkWithKey, stats, visit } from './helpers/analytics.js';
@@ -188,6 +188,62 @@ eachDatabase('stats totals over span rollups', (kind) => {
       assert.deepEqual(sorted(both.totals), fromDaily[i]);
       assert.equal(both.daily.length, daily.filter((r) => r.link_id === link && r.dimension === 'source' && r.day >= utcDay(w.end - (w.days - 1) * DAY) && r.day <= utcDay(w.end)).length);
     }
+  });
+});
+
+eachDatabase('stats totals over spans that end before today', (kind) => {
+  let database: TestDatabase;
+  before(async () => {
+    database = await freshDatabase(kind);
+  });
+  after(async () => database.drop());
+
+  test('with spans holding only the days up to SPANS_THROUGH, every window still gives the daily totals', async () => {
+    const db = analyticsDb(database.db).withTables<SpanTables>();
+    const link = crypto.randomUUID();
+    const first = Date.UTC(2026, 6, 1);
+    const daily = rollupRows([link, crypto.randomUUID()], first, 130);
+    for (let i = 0; i < daily.length; i += 500) await db.insertInto('visit_rollups').values(daily.slice(i, i + 500)).execute();
+    const store = new KyselyAnalyticsStore(database, 0);
+    const dimensions = SPAN_DIMENSIONS as Dimension[];
+    const windows = Array.from({ length: 28 }, (_, end) => [1, 6, 13, 30, 61, 90].map((days) => ({ end: first + (101 + end) * DAY, days }))).flat();
+    const setSpans = async (through: number) => {
+      await db.deleteFrom('visit_rollup_spans').execute();
+      const spans = spanRows(daily.filter((r) => dayNumber(r.day) <= through));
+      for (let i = 0; i < spans.length; i += 500) await db.insertInto('visit_rollup_spans').values(spans.slice(i, i + 500)).execute();
+      await db.insertInto('analytics_state').values({ name: SPANS_THROUGH, value: through }).onConflict((oc) => oc.column('name').doUpdateSet({ value: through })).execute();
+    };
+    // Before every window, inside them, and after the last day with rows.
+    for (const offset of [40, 99, 101, 104, 115, 127, 128, 140]) {
+      const through = first / DAY + offset;
+      await setSpans(through);
+      await store.freshness();
+      for (const w of windows) {
+        const from = utcDay(w.end - (w.days - 1) * DAY);
+        assert.deepEqual(sorted(await store.totals(link, dimensions, from, utcDay(w.end))), expectedTotals(daily, link, w.end, w.days), `through day ${offset}: ${w.days} days to ${utcDay(w.end)}`);
+      }
+    }
+  });
+
+  test('a read planned before a day was folded into the spans notices it in the same statement and plans again', async () => {
+    const db = analyticsDb(database.db).withTables<SpanTables>();
+    const store = new KyselyAnalyticsStore(database, 0);
+    const link = (await db.selectFrom('visit_rollups').select('link_id').executeTakeFirstOrThrow()).link_id;
+    const daily = (await db.selectFrom('visit_rollups').selectAll().execute()).map((r) => ({ ...r, count: Number(r.count) }));
+    const first = Date.UTC(2026, 6, 1);
+    const end = first + 120 * DAY;
+    const fold = async (through: number) => {
+      await db.deleteFrom('visit_rollup_spans').execute();
+      const spans = spanRows(daily.filter((r) => dayNumber(r.day) <= through));
+      for (let i = 0; i < spans.length; i += 500) await db.insertInto('visit_rollup_spans').values(spans.slice(i, i + 500)).execute();
+      await db.updateTable('analytics_state').set({ value: through }).where('name', '=', SPANS_THROUGH).execute();
+    };
+    await fold(end / DAY - 1);
+    await store.freshness();
+    // Another instance folds the last day after this instance read SPANS_THROUGH.
+    await fold(end / DAY);
+    const rows = await store.totals(link, SPAN_DIMENSIONS as Dimension[], utcDay(end - 29 * DAY), utcDay(end));
+    assert.deepEqual(sorted(rows), expectedTotals(daily, link, end, 30));
   });
 });
 

@@ -8,16 +8,26 @@ import { openDatabase } from '../src/store/database.js';
 import { migrateToLatest, migrationProvider } from '../src/store/migrations.js';
 import { bucketOf, encodeDay } from '../src/store/journal.js';
 import { rollUp } from '../src/store/rollup.js';
-import { spanStart, SPANS_MARKER, type SpanTables } from '../src/store/rollup-spans.js';
+import { dayNumber, spanStart, SPANS_MARKER, SPANS_THROUGH, type SpanTables } from '../src/store/rollup-spans.js';
 import { eachDatabase, freshDatabaseUrl } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
 import { linkWithKey, stats, visit } from './helpers/analytics.js';
 
 type Db = ReturnType<typeof analyticsDb>;
 
-/** Span rows as they must be: the daily rows of country, device and referrer summed per 7- and 28-day span. */
+async function spansThrough(db: Db): Promise<number | undefined> {
+  const row = await db.selectFrom('analytics_state').select('value').where('name', '=', SPANS_THROUGH).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.value);
+}
+
+/**
+ * Span rows as they must be: the daily rows of country, device and referrer summed per 7- and 28-day
+ * span, of the days up to SPANS_THROUGH.
+ */
 async function spansFromDaily(db: Db) {
-  const daily = await db.selectFrom('visit_rollups').selectAll().where('dimension', 'in', ['country', 'device', 'referrer']).execute();
+  const through = await spansThrough(db);
+  const all = await db.selectFrom('visit_rollups').selectAll().where('dimension', 'in', ['country', 'device', 'referrer']).execute();
+  const daily = all.filter((r) => through === undefined || dayNumber(r.day) <= through);
   const sums = new Map<string, number>();
   for (const r of daily) {
     for (const span of [7, 28]) {
@@ -40,19 +50,37 @@ eachDatabase('span rollups kept by the roll-up', (kind) => {
   });
   after(async () => h.close());
 
-  test('every roll-up adds its country, device and referrer counts to the 7- and 28-day spans of their days', async () => {
+  test('spans hold every day up to SPANS_THROUGH, which the roll-up moves to yesterday once a day is over', async () => {
     const link = await linkWithKey(h);
     const db = analyticsDb(h.database.db);
+    const today = () => dayNumber(utcDay(h.clock.now()));
+    const referrers = async () => {
+      const body = (await stats(h, link.id, link.key, '?days=90')) as { total: number; referrers: { referrer: string; count: number }[] };
+      return [body.total, ...body.referrers.map((r) => `${r.referrer}:${r.count}`).sort()];
+    };
     await visit(h, link.slug, 3, { headers: { referer: 'https://a.example/' } });
-    await stats(h, link.id, link.key);
+    assert.deepEqual(await referrers(), [3, 'a.example:3']);
+    // The first roll-up starts the spans at today: every earlier roll-up wrote every day into them.
+    assert.equal(await spansThrough(db), today());
+    const first = today();
     // Days that fall in different spans: the 28-day span of today and the one before it.
     h.clock.advance(30 * DAY_MS);
     await visit(h, link.slug, 2, { path: 'q', headers: { referer: 'https://b.example/' } });
     await visit(h, link.slug, 1, { headers: { referer: 'https://a.example/' } });
-    await stats(h, link.id, link.key);
+    // Read while the days after the first are being folded into the spans and today is read from daily rows.
+    assert.deepEqual(await referrers(), [6, 'a.example:4', 'b.example:2']);
+    assert.equal(await spansThrough(db), today() - 1);
+    assert.ok(today() - 1 > first);
     const spans = await spanRows(db);
     assert.ok(spans.length > 0);
     assert.deepEqual(spans, await spansFromDaily(db));
+    // Today's visits are in no span yet: each span length still holds the first day's three.
+    assert.equal(spans.filter((r) => r.includes('|referrer|')).reduce((n, r) => n + Number(r.split('|').at(-1)), 0), 6);
+    h.clock.advance(DAY_MS);
+    await visit(h, link.slug, 1, { headers: { referer: 'https://b.example/' } });
+    assert.deepEqual(await referrers(), [7, 'a.example:4', 'b.example:3']);
+    assert.equal(await spansThrough(db), today() - 1);
+    assert.deepEqual(await spanRows(db), await spansFromDaily(db));
   });
 });
 

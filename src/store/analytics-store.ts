@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dimension, Gap, GapReason, RollupRow, StatsStore } from '../domain/analytics/ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database } from './database.js';
-import { daysBetween, planWindow, SPAN_DIMENSIONS, SPANS_MARKER, type SpanTables, type WindowPlan } from './rollup-spans.js';
+import { daysBetween, readPlan, SPAN_DIMENSIONS, SPANS_MARKER, SPANS_THROUGH, type SpanTables, type WindowPlan } from './rollup-spans.js';
 import { accountRecording } from './visit-allowance.js';
 
 /** Reads of the rollups (never of raw visits: there are none) and of recording allowances. */
@@ -15,6 +15,8 @@ export class KyselyAnalyticsStore implements StatsStore {
    * the marker, totals() reads daily rows only, which is always right, just slower.
    */
   private spansComplete = false;
+  /** The last day (number) whose counts the spans hold, as of the last freshness() call; undefined: every day. */
+  private spansThrough: number | undefined;
 
   constructor(
     database: Database,
@@ -26,25 +28,42 @@ export class KyselyAnalyticsStore implements StatsStore {
 
   /** Window totals per value (the totals half of window(); tests compare span and daily reads with it). */
   async totals(linkId: string, dimensions: Dimension[], fromDay: string, toDay: string): Promise<RollupRow[]> {
-    const rows = await this.totalsQuery(linkId, dimensions, fromDay, toDay).execute();
-    return rows.map((r) => toRow({ ...r, day: '' }));
+    return (await this.read(linkId, undefined, dimensions, fromDay, toDay)).totals;
   }
 
   /** daily() and totals() in one statement: on PostgreSQL one round trip and one backend, not two. */
-  async window(linkId: string, daily: Dimension, totals: Dimension[], fromDay: string, toDay: string): Promise<{ daily: RollupRow[]; totals: RollupRow[] }> {
-    const rows = await this.spanDb
-      .selectFrom('visit_rollups')
-      .select([sql.lit('d').as('kind'), 'day', 'dimension', 'value', 'count'])
-      .where('link_id', '=', linkId)
-      .where('day', 'in', daysBetween(fromDay, toDay))
-      .where('dimension', '=', daily)
-      .unionAll(
-        this.spanDb
-          .selectFrom(this.totalsQuery(linkId, totals, fromDay, toDay).as('totals'))
-          .select([sql.lit('t').as('kind'), sql.lit('').as('day'), 'dimension', 'value', 'count']),
-      )
-      .execute();
-    return { daily: rows.filter((r) => r.kind === 'd').map(toRow), totals: rows.filter((r) => r.kind === 't').map(toRow) };
+  window(linkId: string, daily: Dimension, totals: Dimension[], fromDay: string, toDay: string): Promise<{ daily: RollupRow[]; totals: RollupRow[] }> {
+    return this.read(linkId, daily, totals, fromDay, toDay);
+  }
+
+  /**
+   * The statement also reads SPANS_THROUGH, in its own snapshot: a roll-up may have folded another day
+   * into the spans since freshness() read it, and a plan made for the old value would count that day
+   * twice. Then the read is planned again with the new value (a day ends once a day: once is enough).
+   */
+  private async read(linkId: string, daily: Dimension | undefined, totals: Dimension[], fromDay: string, toDay: string) {
+    for (;;) {
+      const planned = this.spansThrough;
+      const totalsPart = this.spanDb
+        .selectFrom(this.totalsQuery(linkId, totals, fromDay, toDay).as('totals'))
+        .select([sql.lit('t').as('kind'), sql.lit('').as('day'), 'dimension', 'value', 'count']);
+      const throughPart = this.spanDb
+        .selectFrom('analytics_state')
+        .select([sql.lit('z').as('kind'), sql.lit('').as('day'), sql.lit('').as('dimension'), sql.lit('').as('value'), sql<number>`value`.as('count')])
+        .where('name', '=', SPANS_THROUGH);
+      // totals() alone asks for no daily rows: a dimension no row has.
+      const dailyPart = this.spanDb
+        .selectFrom('visit_rollups')
+        .select([sql.lit('d').as('kind'), 'day', 'dimension', 'value', 'count'])
+        .where('link_id', '=', linkId)
+        .where('day', 'in', daysBetween(fromDay, toDay))
+        .where('dimension', '=', daily ?? '');
+      const rows = await dailyPart.unionAll(totalsPart).unionAll(throughPart).execute();
+      const seen = rows.find((r) => r.kind === 'z');
+      this.spansThrough = seen === undefined ? undefined : Number(seen.count);
+      if (this.spansComplete && this.spansThrough !== planned) continue;
+      return { daily: rows.filter((r) => r.kind === 'd').map(toRow), totals: rows.filter((r) => r.kind === 't').map(toRow) };
+    }
   }
 
   /**
@@ -56,7 +75,7 @@ export class KyselyAnalyticsStore implements StatsStore {
    */
   private totalsQuery(linkId: string, dimensions: Dimension[], fromDay: string, toDay: string) {
     const whole: WindowPlan = { days: [{ from: fromDay, to: toDay, sign: 1 }], spans: [] };
-    const plan = this.spansComplete && dimensions.every((d) => SPAN_DIMENSIONS.includes(d)) ? planWindow(fromDay, toDay) : whole;
+    const plan = this.spansComplete && dimensions.every((d) => SPAN_DIMENSIONS.includes(d)) ? readPlan(fromDay, toDay, this.spansThrough) : whole;
     const days = plan.days.map(({ from, to, sign }) =>
       this.spanDb
         .selectFrom('visit_rollups')
@@ -112,10 +131,12 @@ export class KyselyAnalyticsStore implements StatsStore {
   }
 
   async freshness(): Promise<{ refreshedAt: number | undefined; generation: number }> {
-    const names = ['rolled_up_at', 'generation', SPANS_MARKER];
+    const names = ['rolled_up_at', 'generation', SPANS_MARKER, SPANS_THROUGH];
     const rows = await this.db.selectFrom('analytics_state').select(['name', 'value']).where('name', 'in', names).execute();
     const value = (name: string) => rows.find((r) => r.name === name)?.value;
     this.spansComplete = value(SPANS_MARKER) !== undefined;
+    const through = value(SPANS_THROUGH);
+    this.spansThrough = through === undefined ? undefined : Number(through);
     const refreshedAt = value('rolled_up_at');
     return { refreshedAt: refreshedAt === undefined ? undefined : Number(refreshedAt), generation: Number(value('generation') ?? 0) };
   }

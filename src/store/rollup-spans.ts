@@ -8,15 +8,20 @@ import { DAY_MS, utcDay } from '../domain/time.js';
  * Spans start on multiples of their length counted in days since 1970-01-01, so a 28-day block is
  * exactly four 7-day ones.
  *
- * Contract with the write side (docs/decisions.md, "Stats reads"): every count added to a daily row
- * of a SPAN_DIMENSIONS dimension is added, in the same transaction, to the span row of each length
- * that contains its day; the analytics_state row SPANS_MARKER exists once every span row holds the sum
- * of its daily rows (existing rows back-filled) and every writer keeps it so. Until then stats read
+ * Contract with the write side (docs/decisions.md, "Stats reads"): spans hold the daily counts of
+ * SPAN_DIMENSIONS of every day up to the analytics_state row SPANS_THROUGH (a day number), and of no
+ * later day. A roll-up pass adds a count of such a day to its span rows in the transaction that adds
+ * it to the daily row; the days after it are added once they are over, a whole day in one transaction
+ * that also moves SPANS_THROUGH (rollup.ts). The current day is then read from daily rows, and a busy
+ * link's spans are written once a day instead of at every roll-up. Without the SPANS_THROUGH row
+ * (written by the first roll-up of this version), spans hold every day. The row SPANS_MARKER exists
+ * once all of this holds for rows written before migration 0007 (back-filled); until then stats read
  * daily rows only.
  */
 export const SPAN_LENGTHS = [28, 7] as const;
 export const SPAN_DIMENSIONS: readonly string[] = ['country', 'device', 'referrer'];
 export const SPANS_MARKER = 'rollup_spans';
+export const SPANS_THROUGH = 'spans_through';
 
 export interface VisitRollupSpanTable {
   link_id: string;
@@ -31,8 +36,8 @@ export interface VisitRollupSpanTable {
 
 export type SpanTables = { visit_rollup_spans: VisitRollupSpanTable };
 
-const dayNumber = (day: string): number => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
-const dayName = (n: number): string => utcDay(n * DAY_MS);
+export const dayNumber = (day: string): number => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
+export const dayName = (n: number): string => utcDay(n * DAY_MS);
 
 /** Every day of [fromDay, toDay], named ('YYYY-MM-DD'). */
 export function daysBetween(fromDay: string, toDay: string): string[] {
@@ -84,6 +89,29 @@ export function planWindow(fromDay: string, toDay: string): WindowPlan {
 
 /** Plans are shared between reads: nobody changes one. */
 const plans = new Map<string, WindowPlan>();
+
+/**
+ * How to sum [fromDay, toDay] when spans hold the days up to day number `through` only (undefined:
+ * every day). Days after it are read from daily rows; of the days a plan takes back out of a span read
+ * whole, only those up to `through` are in the span, so only those are taken out.
+ */
+export function readPlan(fromDay: string, toDay: string, through: number | undefined): WindowPlan {
+  const last = dayNumber(toDay);
+  if (through === undefined) return planWindow(fromDay, toDay);
+  if (through < dayNumber(fromDay)) return { days: [{ from: fromDay, to: toDay, sign: 1 }], spans: [] };
+  const spanned = planWindow(fromDay, dayName(Math.min(last, through)));
+  const days = spanned.days.flatMap((d) => {
+    if (d.sign > 0 || dayNumber(d.from) > through) return d.sign > 0 ? [d] : [];
+    return [{ ...d, to: dayName(Math.min(dayNumber(d.to), through)) }];
+  });
+  if (through < last) {
+    // Read with the plan's last range when they touch: one read fewer.
+    const touching = days.find((d) => d.sign > 0 && dayNumber(d.to) === through);
+    if (touching) days[days.indexOf(touching)] = { ...touching, to: toDay };
+    else days.push({ from: dayName(through + 1), to: toDay, sign: 1 });
+  }
+  return { days, spans: spanned.spans };
+}
 
 function shortestPlan(fromDay: string, toDay: string): WindowPlan {
   const first = dayNumber(fromDay);

@@ -4,7 +4,8 @@ import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
 import { decodeBatch, decodeLegacy, type JournalBatch, type LegacyCount } from './journal.js';
 import { jsonRows, type Column } from './json-rows.js';
-import { SPAN_DIMENSIONS, SPAN_LENGTHS, spanStart } from './rollup-spans.js';
+import { dayName, dayNumber, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, spanStart } from './rollup-spans.js';
+import { utcDay } from '../domain/time.js';
 
 /**
  * Journal rows folded per transaction: one per flush and bucket, so 120 is two minutes of flushes and a
@@ -29,6 +30,7 @@ export async function rollUp(db: Kysely<AnalyticsDB>, dialect: Dialect, now: num
   // Read before the journal: every visit older than this was flushed by then, so this pass folds it.
   const covered = await durableUntil(db, now);
   let total = 0;
+  await startSpansThrough(db, now);
   const buckets = await db.selectFrom('visit_journal').select('bucket').distinct().execute();
   for (const { bucket } of buckets) {
     for (;;) {
@@ -38,6 +40,7 @@ export async function rollUp(db: Kysely<AnalyticsDB>, dialect: Dialect, now: num
       if (!more) break;
     }
   }
+  await foldFinishedDays(db, dialect, now);
   // Only ever rises: a slower roll-up of another instance must not make stats look older.
   await db
     .insertInto('analytics_state')
@@ -55,8 +58,8 @@ export async function rollUp(db: Kysely<AnalyticsDB>, dialect: Dialect, now: num
 }
 
 async function pass(tx: Transaction<AnalyticsDB>, dialect: Dialect, bucket: number): Promise<{ visits: number; more: boolean }> {
-  // Locking the state row first makes concurrent passes of several instances take turns.
-  await tx.insertInto('analytics_state').values({ name: 'roll_up_lock', value: 0 }).onConflict((oc) => oc.column('name').doUpdateSet({ value: 0 })).execute();
+  await lockRollUps(tx);
+  const through = await spansThrough(tx);
   const journals = await tx.selectFrom('visit_journal').select(['id', 'entries', 'data']).where('bucket', '=', bucket).limit(JOURNALS_PER_PASS).execute();
   if (journals.length === 0) return { visits: 0, more: false };
   const sums = new RollupSums();
@@ -65,7 +68,7 @@ async function pass(tx: Transaction<AnalyticsDB>, dialect: Dialect, bucket: numb
     else sums.addCounts(decodeLegacy(journal.entries));
   }
   await upsertRollups(tx, dialect, sums.rows());
-  await upsertSpans(tx, dialect, sums.spanRows());
+  await upsertSpans(tx, dialect, sums.spanRows(through));
   await addLinkVisits(tx, dialect, sums.perLink);
   await tx.deleteFrom('visit_journal').where('id', 'in', journals.map((j) => j.id)).execute();
   return { visits: sums.visits, more: journals.length === JOURNALS_PER_PASS };
@@ -131,13 +134,17 @@ class RollupSums {
     return rows;
   }
 
-  /** The same counts summed per span (rollup-spans.ts): each daily count also goes to its 7- and 28-day span. */
-  spanRows(): SpanInput[] {
+  /**
+   * The same counts summed per span (rollup-spans.ts): each daily count of a day up to `through`
+   * (undefined: any day) also goes to its 7- and 28-day span; later days are folded when they are over.
+   */
+  spanRows(through: number | undefined): SpanInput[] {
     const starts = new Map<string, string[]>();
     const rows: SpanInput[] = [];
     for (const [link, days] of this.byLink) {
       const spans = new Map<string, Map<string, number>>();
       for (const [day, values] of days) {
+        if (through !== undefined && dayNumber(day) > through) continue;
         let first = starts.get(day);
         if (!first) starts.set(day, (first = SPAN_LENGTHS.map((span) => spanStart(day, span))));
         for (const [i, span] of SPAN_LENGTHS.entries()) {
@@ -201,6 +208,72 @@ async function addLinkVisits(tx: Transaction<AnalyticsDB>, dialect: Dialect, per
     ]);
     await sql`update links set visits = links.visits + v.n from ${values} as v where links.id = v.id`.execute(tx);
     await breathe();
+  }
+}
+
+/** Locking the state row first makes concurrent passes and folds of several instances take turns. */
+async function lockRollUps(tx: Transaction<AnalyticsDB>): Promise<void> {
+  await tx.insertInto('analytics_state').values({ name: 'roll_up_lock', value: 0 }).onConflict((oc) => oc.column('name').doUpdateSet({ value: 0 })).execute();
+}
+
+async function spansThrough(db: Kysely<AnalyticsDB> | Transaction<AnalyticsDB>): Promise<number | undefined> {
+  const row = await db.selectFrom('analytics_state').select('value').where('name', '=', SPANS_THROUGH).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.value);
+}
+
+/**
+ * The first roll-up of this version: until now every pass wrote spans for every day, so they hold every
+ * day up to today; from here on, days after SPANS_THROUGH wait for foldFinishedDays. Only once the spans
+ * are complete (SPANS_MARKER): before, they are not read, and passes keep writing every day.
+ */
+async function startSpansThrough(db: Kysely<AnalyticsDB>, now: number): Promise<void> {
+  if ((await spansThrough(db)) !== undefined) return;
+  await db.transaction().execute(async (tx) => {
+    await lockRollUps(tx);
+    const marked = await tx.selectFrom('analytics_state').select('value').where('name', '=', SPANS_MARKER).executeTakeFirst();
+    if (marked === undefined || (await spansThrough(tx)) !== undefined) return;
+    await tx.insertInto('analytics_state').values({ name: SPANS_THROUGH, value: dayNumber(utcDay(now)) }).execute();
+  });
+}
+
+/** Links whose rows of a day are folded per statement pair. */
+const LINKS_PER_FOLD_STEP = 500;
+
+/**
+ * Adds each finished day after SPANS_THROUGH to the spans, a day per transaction that also moves
+ * SPANS_THROUGH, so readers see the day either in the spans or in daily rows, never in both. The day's
+ * rows are found link by link (the key starts with the link), a page of links at a time.
+ */
+async function foldFinishedDays(db: Kysely<AnalyticsDB>, dialect: Dialect, now: number): Promise<void> {
+  const today = dayNumber(utcDay(now));
+  for (;;) {
+    const through = await spansThrough(db);
+    if (through === undefined || through + 1 >= today) return;
+    await db.transaction().execute(async (tx) => {
+      await lockRollUps(tx);
+      // Another instance may have folded it meanwhile.
+      if ((await spansThrough(tx)) !== through) return;
+      const day = dayName(through + 1);
+      const starts = SPAN_LENGTHS.map((span) => [span, spanStart(day, span)] as const);
+      for (let after = ''; ; ) {
+        const page = await tx.selectFrom('links').select('id').where('id', '>', after).orderBy('id').limit(LINKS_PER_FOLD_STEP).execute();
+        if (page.length === 0) break;
+        after = page.at(-1)!.id;
+        const daily = await tx
+          .selectFrom('visit_rollups')
+          .select(['link_id', 'dimension', 'value', 'count'])
+          .where('link_id', 'in', page.map((l) => l.id))
+          .where('day', '=', day)
+          .where('dimension', 'in', [...SPAN_DIMENSIONS])
+          .execute();
+        const rows: SpanInput[] = daily.flatMap((r) =>
+          starts.map(([span, start]): SpanInput => [r.link_id, r.dimension as Dimension, span, start, r.value, Number(r.count)]),
+        );
+        await upsertSpans(tx, dialect, rows);
+        await breathe();
+      }
+      await tx.updateTable('analytics_state').set({ value: through + 1 }).where('name', '=', SPANS_THROUGH).execute();
+    });
   }
 }
 
