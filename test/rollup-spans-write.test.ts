@@ -60,8 +60,8 @@ eachDatabase('span rollups kept by the roll-up', (kind) => {
     };
     await visit(h, link.slug, 3, { headers: { referer: 'https://a.example/' } });
     assert.deepEqual(await referrers(), [3, 'a.example:3']);
-    // The first roll-up starts the spans at today: every earlier roll-up wrote every day into them.
-    assert.equal(await spansThrough(db), today());
+    // The first roll-up of a database that never counted a visit starts the spans at yesterday.
+    assert.equal(await spansThrough(db), today() - 1);
     const first = today();
     // Days that fall in different spans: the 28-day span of today and the one before it.
     h.clock.advance(30 * DAY_MS);
@@ -74,7 +74,7 @@ eachDatabase('span rollups kept by the roll-up', (kind) => {
     const spans = await spanRows(db);
     assert.ok(spans.length > 0);
     assert.deepEqual(spans, await spansFromDaily(db));
-    // Today's visits are in no span yet: each span length still holds the first day's three.
+    // Today's visits are in no span yet: each span length holds the first day's three, folded once it was over.
     assert.equal(spans.filter((r) => r.includes('|referrer|')).reduce((n, r) => n + Number(r.split('|').at(-1)), 0), 6);
     h.clock.advance(DAY_MS);
     await visit(h, link.slug, 1, { headers: { referer: 'https://b.example/' } });
@@ -108,6 +108,14 @@ eachDatabase('roll-up passes', (kind) => {
     const daily = await db.selectFrom('visit_rollups').select(['dimension', 'value', 'count']).where('link_id', '=', link.id).where('dimension', 'in', ['source', 'country']).execute();
     assert.deepEqual(daily.map((r) => `${r.dimension}:${r.value}:${Number(r.count)}`).sort(), ['country:DE:250', 'country:FR:250', 'source:q:250', 'source:s:250']);
     assert.deepEqual(await spanRows(db), await spansFromDaily(db));
+  });
+
+  test('after an upgrade (visits counted, no SPANS_THROUGH yet) the first roll-up starts the spans at today', async () => {
+    const db = analyticsDb(h.database.db);
+    // The test above counted visits: the generation row exists, as on a database of an earlier version.
+    await db.deleteFrom('analytics_state').where('name', '=', SPANS_THROUGH).execute();
+    await rollUp(db, h.database.dialect, h.clock.now());
+    assert.equal(await spansThrough(db), dayNumber(utcDay(h.clock.now())));
   });
 });
 

@@ -223,8 +223,10 @@ async function spansThrough(db: Kysely<AnalyticsDB> | Transaction<AnalyticsDB>):
 
 /**
  * The first roll-up of this version: until now every pass wrote spans for every day, so they hold every
- * day up to today; from here on, days after SPANS_THROUGH wait for foldFinishedDays. Only once the spans
- * are complete (SPANS_MARKER): before, they are not read, and passes keep writing every day.
+ * day up to today; from here on, days after SPANS_THROUGH wait for foldFinishedDays. A database where no
+ * roll-up ever counted a visit (no generation row) has empty spans: they start at yesterday, and today
+ * is already read from daily rows. Only once the spans are complete (SPANS_MARKER): before, they are
+ * not read, and passes keep writing every day.
  */
 async function startSpansThrough(db: Kysely<AnalyticsDB>, now: number): Promise<void> {
   if ((await spansThrough(db)) !== undefined) return;
@@ -232,7 +234,8 @@ async function startSpansThrough(db: Kysely<AnalyticsDB>, now: number): Promise<
     await lockRollUps(tx);
     const marked = await tx.selectFrom('analytics_state').select('value').where('name', '=', SPANS_MARKER).executeTakeFirst();
     if (marked === undefined || (await spansThrough(tx)) !== undefined) return;
-    await tx.insertInto('analytics_state').values({ name: SPANS_THROUGH, value: dayNumber(utcDay(now)) }).execute();
+    const counted = await tx.selectFrom('analytics_state').select('value').where('name', '=', 'generation').executeTakeFirst();
+    await tx.insertInto('analytics_state').values({ name: SPANS_THROUGH, value: dayNumber(utcDay(now)) - (counted === undefined ? 1 : 0) }).execute();
   });
 }
 
