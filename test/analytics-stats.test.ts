@@ -3,7 +3,8 @@ import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Dimension, RollupRow } from '../src/domain/analytics/ports.js';
 import { utcDay } from '../src/domain/time.js';
-import { analyticsDb } from '../src/store/analytics-schema.js';
+import type { Kysely } from 'kysely';
+import { analyticsDb, type AnalyticsDB } from '../src/store/analytics-schema.js';
 import { KyselyAnalyticsStore } from '../src/store/analytics-store.js';
 import { dayNumber, planWindow, spanStart, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, type SpanTables } from '../src/store/rollup-spans.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from './helpers/databases.js';
@@ -156,33 +157,26 @@ eachDatabase('stats totals over span rollups', (kind) => {
   after(async () => database.drop());
 
   test('span rows are read only once the marker says they are complete, and then give the same totals as daily rows for every window', async () => {
-    const db = analyticsDb(database.db).withTables<SpanTables>();
-    const link = crypto.randomUUID();
-    const first = Date.UTC(2026, 6, 1);
-    const daily = rollupRows([link, crypto.randomUUID()], first, 130);
-    for (let i = 0; i < daily.length; i += 500) await db.insertInto('visit_rollups').values(daily.slice(i, i + 500)).execute();
+    const { db, link, daily } = await loadDaily(database);
     // Span rows that disagree with the daily rows: ignored while no marker says spans are complete.
-    const wrong = spanRows(daily).map((r) => ({ ...r, count: r.count + 1000 }));
-    for (let i = 0; i < wrong.length; i += 500) await db.insertInto('visit_rollup_spans').values(wrong.slice(i, i + 500)).execute();
+    await insertAll(db, 'visit_rollup_spans', spanRows(daily).map((r) => ({ ...r, count: r.count + 1000 })));
     // A database migrated from daily rows alone is marked complete by migration 0007; this test starts unmarked.
     await db.deleteFrom('analytics_state').where('name', '=', SPANS_MARKER).execute();
     const store = new KyselyAnalyticsStore(database, 0);
     const dimensions = SPAN_DIMENSIONS as Dimension[];
-    const windows = Array.from({ length: 28 }, (_, end) => [1, 6, 13, 30, 61, 90].map((days) => ({ end: first + (101 + end) * DAY, days }))).flat();
     const totals = (w: { end: number; days: number }) => store.totals(link, dimensions, utcDay(w.end - (w.days - 1) * DAY), utcDay(w.end)).then(sorted);
     await store.freshness();
     const fromDaily: RollupRow[][] = [];
-    for (const w of windows) {
+    for (const w of WINDOWS) {
       const rows = await totals(w);
       assert.deepEqual(rows, expectedTotals(daily, link, w.end, w.days));
       fromDaily.push(rows);
     }
     await db.deleteFrom('visit_rollup_spans').execute();
-    const spans = spanRows(daily);
-    for (let i = 0; i < spans.length; i += 500) await db.insertInto('visit_rollup_spans').values(spans.slice(i, i + 500)).execute();
+    await insertAll(db, 'visit_rollup_spans', spanRows(daily));
     await db.insertInto('analytics_state').values({ name: SPANS_MARKER, value: 1 }).execute();
     await store.freshness();
-    for (const [i, w] of windows.entries()) {
+    for (const [i, w] of WINDOWS.entries()) {
       assert.deepEqual(await totals(w), fromDaily[i], `${w.days} days to ${utcDay(w.end)}`);
       const both = await store.window(link, 'source', dimensions, utcDay(w.end - (w.days - 1) * DAY), utcDay(w.end));
       assert.deepEqual(sorted(both.totals), fromDaily[i]);
@@ -199,26 +193,14 @@ eachDatabase('stats totals over spans that end before today', (kind) => {
   after(async () => database.drop());
 
   test('with spans holding only the days up to SPANS_THROUGH, every window still gives the daily totals', async () => {
-    const db = analyticsDb(database.db).withTables<SpanTables>();
-    const link = crypto.randomUUID();
-    const first = Date.UTC(2026, 6, 1);
-    const daily = rollupRows([link, crypto.randomUUID()], first, 130);
-    for (let i = 0; i < daily.length; i += 500) await db.insertInto('visit_rollups').values(daily.slice(i, i + 500)).execute();
+    const { db, link, daily } = await loadDaily(database);
     const store = new KyselyAnalyticsStore(database, 0);
     const dimensions = SPAN_DIMENSIONS as Dimension[];
-    const windows = Array.from({ length: 28 }, (_, end) => [1, 6, 13, 30, 61, 90].map((days) => ({ end: first + (101 + end) * DAY, days }))).flat();
-    const setSpans = async (through: number) => {
-      await db.deleteFrom('visit_rollup_spans').execute();
-      const spans = spanRows(daily.filter((r) => dayNumber(r.day) <= through));
-      for (let i = 0; i < spans.length; i += 500) await db.insertInto('visit_rollup_spans').values(spans.slice(i, i + 500)).execute();
-      await db.insertInto('analytics_state').values({ name: SPANS_THROUGH, value: through }).onConflict((oc) => oc.column('name').doUpdateSet({ value: through })).execute();
-    };
     // Before every window, inside them, and after the last day with rows.
     for (const offset of [40, 99, 101, 104, 115, 127, 128, 140]) {
-      const through = first / DAY + offset;
-      await setSpans(through);
+      await spansThrough(db, daily, FIRST / DAY + offset);
       await store.freshness();
-      for (const w of windows) {
+      for (const w of WINDOWS) {
         const from = utcDay(w.end - (w.days - 1) * DAY);
         assert.deepEqual(sorted(await store.totals(link, dimensions, from, utcDay(w.end))), expectedTotals(daily, link, w.end, w.days), `through day ${offset}: ${w.days} days to ${utcDay(w.end)}`);
       }
@@ -230,24 +212,42 @@ eachDatabase('stats totals over spans that end before today', (kind) => {
     const store = new KyselyAnalyticsStore(database, 0);
     const link = (await db.selectFrom('visit_rollups').select('link_id').executeTakeFirstOrThrow()).link_id;
     const daily = (await db.selectFrom('visit_rollups').selectAll().execute()).map((r) => ({ ...r, count: Number(r.count) }));
-    const first = Date.UTC(2026, 6, 1);
-    const end = first + 120 * DAY;
-    const fold = async (through: number) => {
-      await db.deleteFrom('visit_rollup_spans').execute();
-      const spans = spanRows(daily.filter((r) => dayNumber(r.day) <= through));
-      for (let i = 0; i < spans.length; i += 500) await db.insertInto('visit_rollup_spans').values(spans.slice(i, i + 500)).execute();
-      await db.updateTable('analytics_state').set({ value: through }).where('name', '=', SPANS_THROUGH).execute();
-    };
-    await fold(end / DAY - 1);
+    const end = FIRST + 120 * DAY;
+    await spansThrough(db, daily, end / DAY - 1);
     await store.freshness();
     // Another instance folds the last day after this instance read SPANS_THROUGH.
-    await fold(end / DAY);
+    await spansThrough(db, daily, end / DAY);
     const rows = await store.totals(link, SPAN_DIMENSIONS as Dimension[], utcDay(end - 29 * DAY), utcDay(end));
     assert.deepEqual(sorted(rows), expectedTotals(daily, link, end, 30));
   });
 });
 
 type DailyRow = { link_id: string; dimension: string; value: string; day: string; count: number };
+type SpanDb = Kysely<AnalyticsDB & SpanTables>;
+
+/** First day of the rows of the span suites, and the windows they read: 1 to 90 days ending on 28 days. */
+const FIRST = Date.UTC(2026, 6, 1);
+const WINDOWS = Array.from({ length: 28 }, (_, end) => [1, 6, 13, 30, 61, 90].map((days) => ({ end: FIRST + (101 + end) * DAY, days }))).flat();
+
+async function insertAll(db: SpanDb, table: 'visit_rollups' | 'visit_rollup_spans', rows: object[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) await db.insertInto(table).values(rows.slice(i, i + 500) as never).execute();
+}
+
+/** 130 days of daily rows from FIRST for the returned link and another one. */
+async function loadDaily(database: TestDatabase) {
+  const db = analyticsDb(database.db).withTables<SpanTables>();
+  const link = crypto.randomUUID();
+  const daily = rollupRows([link, crypto.randomUUID()], FIRST, 130);
+  await insertAll(db, 'visit_rollups', daily);
+  return { db, link, daily };
+}
+
+/** Spans as the roll-ups leave them when SPANS_THROUGH is `through`: the daily rows up to that day. */
+async function spansThrough(db: SpanDb, daily: DailyRow[], through: number): Promise<void> {
+  await db.deleteFrom('visit_rollup_spans').execute();
+  await insertAll(db, 'visit_rollup_spans', spanRows(daily.filter((r) => dayNumber(r.day) <= through)));
+  await db.insertInto('analytics_state').values({ name: SPANS_THROUGH, value: through }).onConflict((oc) => oc.column('name').doUpdateSet({ value: through })).execute();
+}
 
 /** Values that come and go from day to day, from a seeded generator: the same rows on every run. */
 function rollupRows(links: string[], first: number, days: number): DailyRow[] {
