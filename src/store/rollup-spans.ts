@@ -101,7 +101,8 @@ export function readPlan(fromDay: string, toDay: string, through: number | undef
   if (through < dayNumber(fromDay)) return { days: [{ from: fromDay, to: toDay, sign: 1 }], spans: [] };
   const spanned = planWindow(fromDay, dayName(Math.min(last, through)));
   const days = spanned.days.flatMap((d) => {
-    if (d.sign > 0 || dayNumber(d.from) > through) return d.sign > 0 ? [d] : [];
+    if (d.sign > 0) return [d];
+    if (dayNumber(d.from) > through) return [];
     return [{ ...d, to: dayName(Math.min(dayNumber(d.to), through)) }];
   });
   if (through < last) {

@@ -232,10 +232,10 @@ async function startSpansThrough(db: Kysely<AnalyticsDB>, now: number): Promise<
   if ((await spansThrough(db)) !== undefined) return;
   await db.transaction().execute(async (tx) => {
     await lockRollUps(tx);
-    const marked = await tx.selectFrom('analytics_state').select('value').where('name', '=', SPANS_MARKER).executeTakeFirst();
-    if (marked === undefined || (await spansThrough(tx)) !== undefined) return;
-    const counted = await tx.selectFrom('analytics_state').select('value').where('name', '=', 'generation').executeTakeFirst();
-    await tx.insertInto('analytics_state').values({ name: SPANS_THROUGH, value: dayNumber(utcDay(now)) - (counted === undefined ? 1 : 0) }).execute();
+    const rows = await tx.selectFrom('analytics_state').select('name').where('name', 'in', [SPANS_MARKER, SPANS_THROUGH, 'generation']).execute();
+    const has = (name: string) => rows.some((r) => r.name === name);
+    if (!has(SPANS_MARKER) || has(SPANS_THROUGH)) return;
+    await tx.insertInto('analytics_state').values({ name: SPANS_THROUGH, value: dayNumber(utcDay(now)) - (has('generation') ? 0 : 1) }).execute();
   });
 }
 
