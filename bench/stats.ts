@@ -24,6 +24,7 @@ import { loadConfig } from '../src/config.js';
 import { DAY_MS, utcDay } from '../src/domain/time.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { openDatabase, type Database } from '../src/store/database.js';
+import { packDays, packSpans } from '../src/store/rollup-counts.js';
 import { dayNumber, readPlan, spanStart, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, type SpanTables } from '../src/store/rollup-spans.js';
 
 const VISITS = 10_000_000;
@@ -62,7 +63,9 @@ async function seed(database: Database, linkId: string, now: number): Promise<Ro
       for (const [value, count] of split(visits, values)) rows.push({ link_id: linkId, dimension, day, value, count });
     }
   }
-  for (let i = 0; i < rows.length; i += 500) await db.insertInto('visit_rollups').values(rows.slice(i, i + 500)).execute();
+  // As the roll-ups keep them: one row per day with every value's count (rollup-counts.ts).
+  const packed = packDays(rows);
+  for (let i = 0; i < packed.length; i += 50) await db.insertInto('visit_rollups').values(packed.slice(i, i + 50)).execute();
   await db.updateTable('links').set({ visits: VISITS }).where('id', '=', linkId).execute();
   const gap = (from: number) => ({ id: crypto.randomUUID(), link_id: linkId, reason: 'daily_ceiling_reached', from_ms: from, to_ms: from + 3_600_000 });
   await db.insertInto('visit_gaps').values([gap(now - 10 * DAY_MS), gap(now - 40 * DAY_MS)]).execute();
@@ -88,8 +91,8 @@ async function seedSpans(database: Database, rows: Row[], now: number): Promise<
     }
   }
   const db = analyticsDb(database.db).withTables<SpanTables>();
-  const spans = [...sums.values()];
-  for (let i = 0; i < spans.length; i += 500) await db.insertInto('visit_rollup_spans').values(spans.slice(i, i + 500)).execute();
+  const spans = packSpans([...sums.values()]);
+  for (let i = 0; i < spans.length; i += 50) await db.insertInto('visit_rollup_spans').values(spans.slice(i, i + 500)).execute();
   // The service's first roll-up may have started the spans at today already: replaced.
   await db
     .insertInto('analytics_state')

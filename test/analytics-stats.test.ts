@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { analyticsDb, type AnalyticsDB } from '../src/store/analytics-schema.js';
 import { KyselyAnalyticsStore } from '../src/store/analytics-store.js';
 import { dayNumber, planWindow, spanStart, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, type SpanTables } from '../src/store/rollup-spans.js';
+import { countRows, packDays, packSpans, parseCounts } from '../src/store/rollup-counts.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from './helpers/databases.js';
 import { ALL_SCOPES, Harness } from './helpers/harness.js';
 import { linkWithKey, stats, visit } from './helpers/analytics.js';
@@ -159,7 +160,7 @@ eachDatabase('stats totals over span rollups', (kind) => {
   test('span rows are read only once the marker says they are complete, and then give the same totals as daily rows for every window', async () => {
     const { db, link, daily } = await loadDaily(database);
     // Span rows that disagree with the daily rows: ignored while no marker says spans are complete.
-    await insertAll(db, 'visit_rollup_spans', spanRows(daily).map((r) => ({ ...r, count: r.count + 1000 })));
+    await insertSpans(db, spanRows(daily).map((r) => ({ ...r, count: r.count + 1000 })));
     // A database migrated from daily rows alone is marked complete by migration 0007; this test starts unmarked.
     await db.deleteFrom('analytics_state').where('name', '=', SPANS_MARKER).execute();
     const store = new KyselyAnalyticsStore(database, 0);
@@ -173,7 +174,7 @@ eachDatabase('stats totals over span rollups', (kind) => {
       fromDaily.push(rows);
     }
     await db.deleteFrom('visit_rollup_spans').execute();
-    await insertAll(db, 'visit_rollup_spans', spanRows(daily));
+    await insertSpans(db, spanRows(daily));
     await db.insertInto('analytics_state').values({ name: SPANS_MARKER, value: 1 }).execute();
     await store.freshness();
     for (const [i, w] of WINDOWS.entries()) {
@@ -211,7 +212,8 @@ eachDatabase('stats totals over spans that end before today', (kind) => {
     const db = analyticsDb(database.db).withTables<SpanTables>();
     const store = new KyselyAnalyticsStore(database, 0);
     const link = (await db.selectFrom('visit_rollups').select('link_id').executeTakeFirstOrThrow()).link_id;
-    const daily = (await db.selectFrom('visit_rollups').selectAll().execute()).map((r) => ({ ...r, count: Number(r.count) }));
+    const stored = await db.selectFrom('visit_rollups').selectAll().execute();
+    const daily = stored.flatMap((r) => countRows(r.day, parseCounts(r.counts)).map((v) => ({ ...v, link_id: r.link_id })));
     const end = FIRST + 120 * DAY;
     await spansThrough(db, daily, end / DAY - 1);
     await store.freshness();
@@ -229,8 +231,15 @@ type SpanDb = Kysely<AnalyticsDB & SpanTables>;
 const FIRST = Date.UTC(2026, 6, 1);
 const WINDOWS = Array.from({ length: 28 }, (_, end) => [1, 6, 13, 30, 61, 90].map((days) => ({ end: FIRST + (101 + end) * DAY, days }))).flat();
 
-async function insertAll(db: SpanDb, table: 'visit_rollups' | 'visit_rollup_spans', rows: object[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500) await db.insertInto(table).values(rows.slice(i, i + 500) as never).execute();
+/** Daily rows and span rows as the roll-ups keep them: one per link and day or span (rollup-counts.ts). */
+async function insertDaily(db: SpanDb, rows: DailyRow[]): Promise<void> {
+  const packed = packDays(rows);
+  for (let i = 0; i < packed.length; i += 500) await db.insertInto('visit_rollups').values(packed.slice(i, i + 500)).execute();
+}
+
+async function insertSpans(db: SpanDb, rows: SpanRow[]): Promise<void> {
+  const packed = packSpans(rows);
+  for (let i = 0; i < packed.length; i += 500) await db.insertInto('visit_rollup_spans').values(packed.slice(i, i + 500)).execute();
 }
 
 /** 130 days of daily rows from FIRST for the returned link and another one. */
@@ -238,14 +247,14 @@ async function loadDaily(database: TestDatabase) {
   const db = analyticsDb(database.db).withTables<SpanTables>();
   const link = crypto.randomUUID();
   const daily = rollupRows([link, crypto.randomUUID()], FIRST, 130);
-  await insertAll(db, 'visit_rollups', daily);
+  await insertDaily(db, daily);
   return { db, link, daily };
 }
 
 /** Spans as the roll-ups leave them when SPANS_THROUGH is `through`: the daily rows up to that day. */
 async function spansThrough(db: SpanDb, daily: DailyRow[], through: number): Promise<void> {
   await db.deleteFrom('visit_rollup_spans').execute();
-  await insertAll(db, 'visit_rollup_spans', spanRows(daily.filter((r) => dayNumber(r.day) <= through)));
+  await insertSpans(db, spanRows(daily.filter((r) => dayNumber(r.day) <= through)));
   await db.insertInto('analytics_state').values({ name: SPANS_THROUGH, value: through }).onConflict((oc) => oc.column('name').doUpdateSet({ value: through })).execute();
 }
 
@@ -271,8 +280,10 @@ function rollupRows(links: string[], first: number, days: number): DailyRow[] {
 }
 
 /** What the write side keeps: per span length, the sum of the daily rows of each span. */
-function spanRows(daily: DailyRow[]) {
-  const sums = new Map<string, { link_id: string; dimension: string; span: number; start_day: string; value: string; count: number }>();
+type SpanRow = { link_id: string; dimension: string; span: number; start_day: string; value: string; count: number };
+
+function spanRows(daily: DailyRow[]): SpanRow[] {
+  const sums = new Map<string, SpanRow>();
   for (const r of daily.filter((r) => SPAN_DIMENSIONS.includes(r.dimension))) {
     for (const span of SPAN_LENGTHS) {
       const row = { link_id: r.link_id, dimension: r.dimension, span, start_day: spanStart(r.day, span), value: r.value, count: 0 };

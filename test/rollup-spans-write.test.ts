@@ -8,6 +8,7 @@ import { openDatabase } from '../src/store/database.js';
 import { migrateToLatest, migrationProvider } from '../src/store/migrations.js';
 import { bucketOf, encodeDay } from '../src/store/journal.js';
 import { rollUp } from '../src/store/rollup.js';
+import { countRows, parseCounts } from '../src/store/rollup-counts.js';
 import { dayNumber, spanStart, SPANS_MARKER, SPANS_THROUGH, type SpanTables } from '../src/store/rollup-spans.js';
 import { eachDatabase, freshDatabaseUrl } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
@@ -26,8 +27,7 @@ async function spansThrough(db: Db): Promise<number | undefined> {
  */
 async function spansFromDaily(db: Db) {
   const through = await spansThrough(db);
-  const all = await db.selectFrom('visit_rollups').selectAll().where('dimension', 'in', ['country', 'device', 'referrer']).execute();
-  const daily = all.filter((r) => through === undefined || dayNumber(r.day) <= through);
+  const daily = (await dailyValues(db)).filter((r) => ['country', 'device', 'referrer'].includes(r.dimension) && (through === undefined || dayNumber(r.day) <= through));
   const sums = new Map<string, number>();
   for (const r of daily) {
     for (const span of [7, 28]) {
@@ -38,9 +38,15 @@ async function spansFromDaily(db: Db) {
   return [...sums].map(([key, count]) => `${key}|${count}`).sort();
 }
 
+/** The daily rows' counts, one per value. */
+async function dailyValues(db: Db) {
+  const rows = await db.selectFrom('visit_rollups').selectAll().execute();
+  return rows.flatMap((r) => countRows(r.day, parseCounts(r.counts)).map((v) => ({ ...v, link_id: r.link_id })));
+}
+
 async function spanRows(db: Db) {
   const rows = await db.withTables<SpanTables>().selectFrom('visit_rollup_spans').selectAll().execute();
-  return rows.map((r) => [r.link_id, Number(r.span), r.start_day, r.dimension, r.value, Number(r.count)].join('|')).sort();
+  return rows.flatMap((r) => countRows('', parseCounts(r.counts)).map((v) => [r.link_id, Number(r.span), r.start_day, v.dimension, v.value, v.count].join('|'))).sort();
 }
 
 eachDatabase('span rollups kept by the roll-up', (kind) => {
@@ -105,8 +111,10 @@ eachDatabase('roll-up passes', (kind) => {
     assert.equal((await db.selectFrom('visit_journal').select('id').execute()).length, 0);
     const visits = await db.selectFrom('links').select('visits').where('id', '=', link.id).executeTakeFirstOrThrow();
     assert.equal(Number(visits.visits), 500);
-    const daily = await db.selectFrom('visit_rollups').select(['dimension', 'value', 'count']).where('link_id', '=', link.id).where('dimension', 'in', ['source', 'country']).execute();
-    assert.deepEqual(daily.map((r) => `${r.dimension}:${r.value}:${Number(r.count)}`).sort(), ['country:DE:250', 'country:FR:250', 'source:q:250', 'source:s:250']);
+    const daily = (await dailyValues(db)).filter((r) => r.link_id === link.id && ['source', 'country'].includes(r.dimension));
+    assert.deepEqual(daily.map((r) => `${r.dimension}:${r.value}:${r.count}`).sort(), ['country:DE:250', 'country:FR:250', 'source:q:250', 'source:s:250']);
+    const row = await db.selectFrom('visit_rollups').select(['s', 'q']).where('link_id', '=', link.id).executeTakeFirstOrThrow();
+    assert.deepEqual([Number(row.s), Number(row.q)], [250, 250]);
     assert.deepEqual(await spanRows(db), await spansFromDaily(db));
   });
 
@@ -119,8 +127,8 @@ eachDatabase('roll-up passes', (kind) => {
   });
 });
 
-eachDatabase('migration 0007', (kind) => {
-  test('rollups written before it are copied into the new key order, summed into spans, and spans are marked complete', async () => {
+eachDatabase('migrations 0007 and 0008', (kind) => {
+  test('rollups written before them are summed into spans, spans are marked complete, and both become one row per link and day or span', async () => {
     const { url, drop } = await freshDatabaseUrl(kind);
     const database = await openDatabase(url, { migrate: false });
     try {
@@ -136,10 +144,14 @@ eachDatabase('migration 0007', (kind) => {
         rows.push({ link_id: link, dimension: 'referrer', value: 'direct', day, count: 2 });
         rows.push({ link_id: link, dimension: 'source', value: 's', day, count: d + 3 });
       }
-      await db.insertInto('visit_rollups').values(rows).execute();
+      // Rows of the table as it was before 0008: one per value.
+      await database.db.withTables<{ visit_rollups: (typeof rows)[number] }>().insertInto('visit_rollups').values(rows).execute();
       await migrateToLatest(database.db);
-      const copied = await db.selectFrom('visit_rollups').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
-      assert.equal(Number(copied.n), rows.length);
+      const stored = await db.selectFrom('visit_rollups').selectAll().orderBy('day').execute();
+      assert.equal(stored.length, 40);
+      assert.deepEqual(stored.map((r) => [Number(r.s), Number(r.q)]), Array.from({ length: 40 }, (_, d) => [d + 3, 0]));
+      const values = (await dailyValues(db)).map((r) => `${r.day}|${r.dimension}|${r.value}|${r.count}`).sort();
+      assert.deepEqual(values, rows.map((r) => `${r.day}|${r.dimension}|${r.value}|${r.count}`).sort());
       assert.deepEqual(await spanRows(db), await spansFromDaily(db));
       const marker = await db.selectFrom('analytics_state').select('value').where('name', '=', SPANS_MARKER).executeTakeFirst();
       assert.ok(marker);

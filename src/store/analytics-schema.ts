@@ -2,12 +2,15 @@ import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
 /** Tables of migration 0003 (analytics), kept apart from the shared schema file. */
+/** One row per link and UTC day (migration 0008). */
 export interface VisitRollupTable {
   link_id: string;
-  dimension: string;
   day: string;
-  value: string;
-  count: number;
+  /** Visits through /s/ and /q/ that day: the daily series, read without parsing `counts`. */
+  s: number;
+  q: number;
+  /** JSON of every dimension's counts (rollup-counts.ts), `source` included. */
+  counts: string;
 }
 
 export interface VisitJournalTable {

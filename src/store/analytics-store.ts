@@ -4,6 +4,7 @@ import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database } from './database.js';
 import { daysBetween, readPlan, SPAN_DIMENSIONS, SPANS_MARKER, SPANS_THROUGH, type SpanTables, type WindowPlan } from './rollup-spans.js';
 import { accountRecording } from './visit-allowance.js';
+import { addCounts, countRows, parseCounts, type Counts } from './rollup-counts.js';
 
 /** Reads of the rollups (never of raw visits: there are none) and of recording allowances. */
 export class KyselyAnalyticsStore implements StatsStore {
@@ -28,94 +29,90 @@ export class KyselyAnalyticsStore implements StatsStore {
 
   /** Window totals per value (the totals half of window(); tests compare span and daily reads with it). */
   async totals(linkId: string, dimensions: Dimension[], fromDay: string, toDay: string): Promise<RollupRow[]> {
-    return (await this.read(linkId, undefined, dimensions, fromDay, toDay)).totals;
+    return (await this.read(linkId, false, dimensions, fromDay, toDay)).totals;
   }
 
-  /** daily() and totals() in one statement: on PostgreSQL one round trip and one backend, not two. */
-  window(linkId: string, daily: Dimension, totals: Dimension[], fromDay: string, toDay: string): Promise<{ daily: RollupRow[]; totals: RollupRow[] }> {
-    return this.read(linkId, daily, totals, fromDay, toDay);
+  /** The daily series and the totals in one statement: on PostgreSQL one round trip and one backend, not two. */
+  window(linkId: string, daily: 'source', totals: Dimension[], fromDay: string, toDay: string): Promise<{ daily: RollupRow[]; totals: RollupRow[] }> {
+    return this.read(linkId, daily === 'source', totals, fromDay, toDay);
   }
 
   /**
-   * The statement also reads SPANS_THROUGH, in its own snapshot: a roll-up may have folded another day
-   * into the spans since freshness() read it, and a plan made for the old value would count that day
-   * twice. Then the read is planned again with the new value (a day ends once a day: once is enough).
+   * One statement reads the daily series (the s and q columns of each day of the window), the counts
+   * of the rows the plan adds or takes back out (totalsParts), and SPANS_THROUGH in the statement's
+   * own snapshot: a roll-up may have folded another day into the spans since freshness() read it, and
+   * a plan made for the old value would count that day twice. Then the read is planned again with the
+   * new value (a day ends once a day: once is enough). The counts are summed here.
    */
-  private async read(linkId: string, daily: Dimension | undefined, totals: Dimension[], fromDay: string, toDay: string) {
+  private async read(linkId: string, daily: boolean, totals: Dimension[], fromDay: string, toDay: string) {
     for (;;) {
       const planned = this.spansThrough;
-      const totalsPart = this.spanDb
-        .selectFrom(this.totalsQuery(linkId, totals, fromDay, toDay).as('totals'))
-        .select([sql.lit('t').as('kind'), sql.lit('').as('day'), 'dimension', 'value', 'count']);
       const throughPart = this.spanDb
         .selectFrom('analytics_state')
-        .select([sql.lit('z').as('kind'), sql.lit('').as('day'), sql.lit('').as('dimension'), sql.lit('').as('value'), sql<number>`value`.as('count')])
+        .select([sql.lit('z').as('kind'), sql.lit('').as('day'), sql<number>`value`.as('s'), sql.lit(0).as('q'), sql.lit('').as('counts')])
         .where('name', '=', SPANS_THROUGH);
-      // totals() alone asks for no daily rows: a dimension no row has.
-      const dailyPart = this.spanDb
-        .selectFrom('visit_rollups')
-        .select([sql.lit('d').as('kind'), 'day', 'dimension', 'value', 'count'])
-        .where('link_id', '=', linkId)
-        .where('day', 'in', daysBetween(fromDay, toDay))
-        .where('dimension', '=', daily ?? '');
-      const rows = await dailyPart.unionAll(totalsPart).unionAll(throughPart).execute();
+      // Rollups are keyed link, day: reads name each day of a range, a seek per day.
+      const parts = [throughPart, ...this.totalsParts(linkId, totals, fromDay, toDay)];
+      if (daily) {
+        parts.push(
+          this.spanDb
+            .selectFrom('visit_rollups')
+            .select([sql.lit('d').as('kind'), 'day', 's', 'q', sql.lit('').as('counts')])
+            .where('link_id', '=', linkId)
+            .where('day', 'in', daysBetween(fromDay, toDay)),
+        );
+      }
+      const rows = await parts.reduce((all, part) => all.unionAll(part)).execute();
       const seen = rows.find((r) => r.kind === 'z');
-      this.spansThrough = seen === undefined ? undefined : Number(seen.count);
+      this.spansThrough = seen === undefined ? undefined : Number(seen.s);
       if (this.spansComplete && this.spansThrough !== planned) continue;
-      return { daily: rows.filter((r) => r.kind === 'd').map(toRow), totals: rows.filter((r) => r.kind === 't').map(toRow) };
+      const sums: Counts = {};
+      for (const r of rows) if (r.kind === '+' || r.kind === '-') addCounts(sums, parseCounts(r.counts), r.kind === '+' ? 1 : -1, totals);
+      const sources = rows
+        .filter((r) => r.kind === 'd')
+        .flatMap((r) => countRows(r.day, { source: { s: Number(r.s), q: Number(r.q) } }));
+      // Days taken back out leave a zero for values seen only there; a value is listed when it has visits.
+      return { daily: sources, totals: countRows('', sums) };
     }
   }
 
   /**
-   * Rollups are keyed link, day, dimension, value (for the roll-up's writes), so reads name each day of
-   * a range: one dimension over a range of days is then a seek per day, not a scan of every dimension.
-   *
-   * Sums per value over the window: from daily rows, or from spans and a few days once spans are
-   * complete.
+   * The rows whose counts sum to the window: daily rows, or spans and a few days once spans are
+   * complete (rollup-spans.ts), each marked added (+) or taken back out (-).
    */
-  private totalsQuery(linkId: string, dimensions: Dimension[], fromDay: string, toDay: string) {
+  private totalsParts(linkId: string, dimensions: Dimension[], fromDay: string, toDay: string) {
     const whole: WindowPlan = { days: [{ from: fromDay, to: toDay, sign: 1 }], spans: [] };
     const plan = this.spansComplete && dimensions.every((d) => SPAN_DIMENSIONS.includes(d)) ? readPlan(fromDay, toDay, this.spansThrough) : whole;
+    const kind = (sign: 1 | -1) => sql.lit(sign > 0 ? '+' : '-').as('kind');
     const days = plan.days.map(({ from, to, sign }) =>
       this.spanDb
         .selectFrom('visit_rollups')
-        .select(['dimension', 'value', sign > 0 ? sql<number>`count`.as('count') : sql<number>`-count`.as('count')])
+        .select([kind(sign), 'day', 's', 'q', 'counts'])
         .where('link_id', '=', linkId)
-        .where('day', 'in', daysBetween(from, to))
-        .where('dimension', 'in', dimensions),
+        .where('day', 'in', daysBetween(from, to)),
     );
     const spans = plan.spans.map(({ span, starts, sign }) =>
       this.spanDb
         .selectFrom('visit_rollup_spans')
-        .select(['dimension', 'value', sign > 0 ? sql<number>`count`.as('count') : sql<number>`-count`.as('count')])
+        .select([kind(sign), sql<string>`start_day`.as('day'), sql.lit(0).as('s'), sql.lit(0).as('q'), 'counts'])
         .where('link_id', '=', linkId)
         .where('span', '=', span)
-        .where('start_day', 'in', starts)
-        .where('dimension', 'in', dimensions),
+        .where('start_day', 'in', starts),
     );
-    const parts = [...days, ...spans].reduce((all, part) => all.unionAll(part));
-    return (
-      this.spanDb
-        .selectFrom(parts.as('parts'))
-        .select(['dimension', 'value', sql<number>`sum(count)`.as('count')])
-        .groupBy(['dimension', 'value'])
-        // Days taken back out leave a zero for values seen only there; a value is listed when it has visits.
-        .having(sql`sum(count)`, '>', 0)
-    );
+    return [...days, ...spans];
   }
 
+  /** Every count of the window, ordered by day, dimension and value. */
   async rows(linkId: string, fromDay: string, toDay: string): Promise<RollupRow[]> {
-    const rows = await this.db
+    const days = await this.db
       .selectFrom('visit_rollups')
-      .select(['day', 'dimension', 'value', 'count'])
+      .select(['day', 'counts'])
       .where('link_id', '=', linkId)
       .where('day', '>=', fromDay)
       .where('day', '<=', toDay)
       .orderBy('day')
-      .orderBy('dimension')
-      .orderBy('value')
       .execute();
-    return rows.map(toRow);
+    return days.flatMap((d) => countRows(d.day, parseCounts(d.counts)).sort(byDimensionAndValue));
   }
 
   async gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]> {
@@ -147,9 +144,5 @@ export class KyselyAnalyticsStore implements StatsStore {
   }
 }
 
-const toRow = (r: { day: string; dimension: string; value: string; count: number | string }): RollupRow => ({
-  day: r.day,
-  dimension: r.dimension as Dimension,
-  value: r.value,
-  count: Number(r.count),
-});
+const byDimensionAndValue = (a: RollupRow, b: RollupRow) =>
+  a.dimension < b.dimension ? -1 : a.dimension > b.dimension ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0;

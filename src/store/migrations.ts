@@ -6,6 +6,7 @@ import * as linkChanges from './migrations/0004-link-changes.js';
 import * as binaryJournal from './migrations/0005-binary-journal.js';
 import * as rollupSpans from './migrations/0006-rollup-spans.js';
 import * as rollupsByDay from './migrations/0007-rollups-by-day.js';
+import * as rollupRows from './migrations/0008-rollup-rows.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0005_binary_journal': binaryJournal,
   '0006_rollup_spans': rollupSpans,
   '0007_rollups_by_day': rollupsByDay,
+  '0008_rollup_rows': rollupRows,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -23,15 +23,15 @@ export const SPAN_DIMENSIONS: readonly string[] = ['country', 'device', 'referre
 export const SPANS_MARKER = 'rollup_spans';
 export const SPANS_THROUGH = 'spans_through';
 
+/** One row per link and span (migration 0008). */
 export interface VisitRollupSpanTable {
   link_id: string;
-  dimension: string;
   /** Length in days: one of SPAN_LENGTHS. */
   span: number;
   /** First UTC day, 'YYYY-MM-DD'; its day number is a multiple of span. */
   start_day: string;
-  value: string;
-  count: number;
+  /** JSON of the SPAN_DIMENSIONS' counts (rollup-counts.ts). */
+  counts: string;
 }
 
 export type SpanTables = { visit_rollup_spans: VisitRollupSpanTable };

@@ -4,18 +4,18 @@ import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
 import { decodeBatch, decodeLegacy, type JournalBatch, type LegacyCount } from './journal.js';
 import { jsonRows, type Column } from './json-rows.js';
+import { addCounts, parseCounts, sourceVisits, type Counts } from './rollup-counts.js';
 import { dayName, dayNumber, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, spanStart } from './rollup-spans.js';
 import { utcDay } from '../domain/time.js';
 
 /**
  * Journal rows folded per transaction: one per flush and bucket, so 120 is two minutes of flushes and a
- * roll-up at the default interval folds each bucket in one pass. A link's rows are upserted once per
- * pass, and its distinct values saturate within a pass (about 30 daily values and 40 span values under
- * varied traffic): with 20 journals per pass every busy link was upserted three times a minute, which
- * made the roll-up the largest cost of a busy instance (docs/benchmarks.md).
+ * roll-up at the default interval folds each bucket in one pass. A link's row of a day is rewritten
+ * once per pass: with 20 journals per pass every busy link was written three times a minute
+ * (docs/benchmarks.md).
  */
 const JOURNALS_PER_PASS = 120;
-/** Rows per statement: small statements keep each synchronous SQLite call to a few milliseconds. */
+/** Rows per statement pair: small statements keep each synchronous SQLite call to a few milliseconds. */
 const ROWS_PER_STATEMENT = 500;
 
 /** better-sqlite3 runs each statement synchronously: yielding between them lets redirects be served. */
@@ -67,47 +67,37 @@ async function pass(tx: Transaction<AnalyticsDB>, dialect: Dialect, bucket: numb
     if (journal.data) sums.addBatch(decodeBatch(journal.data));
     else sums.addCounts(decodeLegacy(journal.entries));
   }
-  await upsertRollups(tx, dialect, sums.rows());
-  await upsertSpans(tx, dialect, sums.spanRows(through));
+  await addToRows(tx, dialect, DAYS, sums.days());
+  await addToRows(tx, dialect, SPANS, sums.spans(through));
   await addLinkVisits(tx, dialect, sums.perLink);
   await tx.deleteFrom('visit_journal').where('id', 'in', journals.map((j) => j.id)).execute();
   return { visits: sums.visits, more: journals.length === JOURNALS_PER_PASS };
 }
 
-/** Rollup key of a dimension value: one letter naming the dimension, a NUL, the value. */
-const DIMENSION_OF: Record<string, Dimension> = { s: 'source', c: 'country', d: 'device', b: 'browser', r: 'referrer', x: 'bot' };
-const key = (letter: string, value: string) => `${letter}\u0000${value}`;
-const SOURCE_KEYS = [key('s', 's'), key('s', 'q')] as const;
-const BOT_KEYS = { true: key('x', 'yes'), false: key('x', 'no') };
-
 /**
- * Sums per link, UTC day and dimension value. Keys are built once per batch for each value its tables
- * name, never per visit: a visit costs six map increments.
+ * Sums per link and UTC day. Each batch's value names are looked up once per batch, not per visit: a
+ * visit costs six increments of the plain objects of its link and day.
  */
 class RollupSums {
   readonly perLink = new Map<string, number>();
   visits = 0;
-  private readonly byLink = new Map<string, Map<string, Map<string, number>>>();
+  /** Link, then day, then counts. */
+  private readonly byLink = new Map<string, Map<string, Counts>>();
 
   addBatch(b: JournalBatch): void {
-    const countries = b.countries.map((c) => key('c', c));
-    const referrers = b.referrers.map((r) => key('r', r));
-    const devices = b.classes.map((c) => key('d', c.device));
-    const browsers = b.classes.map((c) => key('b', c.browser));
-    const bots = b.classes.map((c) => BOT_KEYS[`${c.bot}`]);
-    const sums: (Map<string, number> | undefined)[] = [];
+    const sums: (Required<Counts> | undefined)[] = [];
     const visitsOf = new Array<number>(b.links.length).fill(0);
     for (let i = 0; i < b.visits; i++) {
       const link = b.word(i, 0);
       const packed = b.word(i, 2);
-      const visitor = packed >>> 16;
-      const values = (sums[link] ??= this.values(b.links[link]!, b.day));
-      add(values, SOURCE_KEYS[packed & 1]!, 1);
-      add(values, countries[(packed >>> 1) & 0x7fff]!, 1);
-      add(values, devices[visitor]!, 1);
-      add(values, browsers[visitor]!, 1);
-      add(values, bots[visitor]!, 1);
-      add(values, referrers[b.word(i, 1)]!, 1);
+      const visitor = b.classes[packed >>> 16]!;
+      const counts = (sums[link] ??= this.counts(b.links[link]!, b.day));
+      inc(counts.source, packed & 1 ? 'q' : 's');
+      inc(counts.country, b.countries[(packed >>> 1) & 0x7fff]!);
+      inc(counts.device, visitor.device);
+      inc(counts.browser, visitor.browser);
+      inc(counts.bot, visitor.bot ? 'yes' : 'no');
+      inc(counts.referrer, b.referrers[b.word(i, 1)]!);
       visitsOf[link]!++;
     }
     for (const [i, n] of visitsOf.entries()) add(this.perLink, b.links[i]!, n);
@@ -116,84 +106,113 @@ class RollupSums {
 
   addCounts(counts: LegacyCount[]): void {
     for (const c of counts) {
-      const values = this.values(c.linkId, c.day);
-      const keys = [key('s', c.source), key('c', c.country), key('d', c.device), key('b', c.browser), key('r', c.referrer), BOT_KEYS[`${c.bot}`]];
-      for (const k of keys) add(values, k, c.count);
+      const sums = this.counts(c.linkId, c.day);
+      const values: [Dimension, string][] = [['source', c.source], ['country', c.country], ['device', c.device], ['browser', c.browser], ['referrer', c.referrer], ['bot', c.bot ? 'yes' : 'no']];
+      for (const [dimension, value] of values) inc(sums[dimension], value, c.count);
       add(this.perLink, c.linkId, c.count);
       this.visits += c.count;
     }
   }
 
-  rows(): RollupInput[] {
-    const rows: RollupInput[] = [];
-    for (const [link, days] of this.byLink) {
-      for (const [day, values] of days) {
-        for (const [k, count] of values) rows.push([link, DIMENSION_OF[k[0]!]!, k.slice(2), day, count]);
-      }
-    }
-    return rows;
+  /** The daily rows to add: link, day, counts. */
+  days(): Entry[] {
+    return [...this.byLink].flatMap(([link, days]) => [...days].map(([day, counts]): Entry => ({ key: [link, day], counts })));
   }
 
   /**
    * The same counts summed per span (rollup-spans.ts): each daily count of a day up to `through`
    * (undefined: any day) also goes to its 7- and 28-day span; later days are folded when they are over.
    */
-  spanRows(through: number | undefined): SpanInput[] {
-    const starts = new Map<string, string[]>();
-    const rows: SpanInput[] = [];
+  spans(through: number | undefined): Entry[] {
+    const spans = new SpanSums();
     for (const [link, days] of this.byLink) {
-      const spans = new Map<string, Map<string, number>>();
-      for (const [day, values] of days) {
-        if (through !== undefined && dayNumber(day) > through) continue;
-        let first = starts.get(day);
-        if (!first) starts.set(day, (first = SPAN_LENGTHS.map((span) => spanStart(day, span))));
-        for (const [i, span] of SPAN_LENGTHS.entries()) {
-          const at = `${span}|${first[i]}`;
-          let sums = spans.get(at);
-          if (!sums) spans.set(at, (sums = new Map()));
-          for (const [k, count] of values) if (SPAN_KEYS.has(k[0]!)) add(sums, k, count);
-        }
-      }
-      for (const [at, sums] of spans) {
-        const [span, start] = at.split('|') as [string, string];
-        for (const [k, count] of sums) rows.push([link, DIMENSION_OF[k[0]!]!, Number(span), start, k.slice(2), count]);
-      }
+      for (const [day, counts] of days) if (through === undefined || dayNumber(day) <= through) spans.add(link, day, counts);
     }
-    return rows;
+    return spans.entries();
   }
 
-  private values(link: string, day: string): Map<string, number> {
+  private counts(link: string, day: string): Required<Counts> {
     let days = this.byLink.get(link);
     if (!days) this.byLink.set(link, (days = new Map()));
-    let values = days.get(day);
-    if (!values) days.set(day, (values = new Map()));
-    return values;
+    let counts = days.get(day) as Required<Counts> | undefined;
+    if (!counts) days.set(day, (counts = { source: {}, country: {}, device: {}, browser: {}, referrer: {}, bot: {} }));
+    return counts;
+  }
+}
+
+/** Daily counts summed into the 7- and 28-day spans of their days (SPAN_DIMENSIONS only). */
+class SpanSums {
+  private readonly sums = new Map<string, Entry>();
+  private readonly starts = new Map<string, string[]>();
+
+  add(link: string, day: string, counts: Counts): void {
+    let first = this.starts.get(day);
+    if (!first) this.starts.set(day, (first = SPAN_LENGTHS.map((span) => spanStart(day, span))));
+    for (const [i, span] of SPAN_LENGTHS.entries()) {
+      const at = `${link}|${span}|${first[i]}`;
+      let entry = this.sums.get(at);
+      if (!entry) this.sums.set(at, (entry = { key: [link, span, first[i]!], counts: {} }));
+      addCounts(entry.counts, counts, 1, SPAN_DIMENSIONS);
+    }
+  }
+
+  entries(): Entry[] {
+    return [...this.sums.values()];
   }
 }
 
 const add = (m: Map<string, number>, k: string, n: number) => m.set(k, (m.get(k) ?? 0) + n);
+const inc = (values: Record<string, number>, value: string, n = 1) => {
+  values[value] = (values[value] ?? 0) + n;
+};
 
-type RollupInput = [linkId: string, dimension: Dimension, value: string, day: string, count: number];
-type SpanInput = [linkId: string, dimension: Dimension, span: number, startDay: string, value: string, count: number];
-/** Key letters of SPAN_DIMENSIONS. */
-const SPAN_KEYS = new Set(Object.entries(DIMENSION_OF).flatMap(([letter, dimension]) => (SPAN_DIMENSIONS.includes(dimension) ? [letter] : [])));
+/** A row to add to: its key (link first), and the counts to add. */
+interface Entry {
+  key: [linkId: string, ...rest: (string | number)[]];
+  counts: Counts;
+}
 
-const ROLLUP_KEY: Column[] = [['link_id', 'text'], ['dimension', 'text'], ['value', 'text'], ['day', 'text']];
-const SPAN_KEY: Column[] = [['link_id', 'text'], ['dimension', 'text'], ['span', 'bigint'], ['start_day', 'text'], ['value', 'text']];
-const upsertRollups = (tx: Transaction<AnalyticsDB>, dialect: Dialect, rows: RollupInput[]) => addCounts(tx, dialect, 'visit_rollups', ROLLUP_KEY, rows);
-const upsertSpans = (tx: Transaction<AnalyticsDB>, dialect: Dialect, rows: SpanInput[]) => addCounts(tx, dialect, 'visit_rollup_spans', SPAN_KEY, rows);
+interface CountTable {
+  name: 'visit_rollups' | 'visit_rollup_spans';
+  /** Key columns, link_id first. */
+  key: Column[];
+  /** Columns kept beside the counts, from them. */
+  extra: Column[];
+  extraOf: (counts: Counts) => number[];
+}
+
+const DAYS: CountTable = { name: 'visit_rollups', key: [['link_id', 'text'], ['day', 'text']], extra: [['s', 'bigint'], ['q', 'bigint']], extraOf: sourceVisits };
+const SPANS: CountTable = { name: 'visit_rollup_spans', key: [['link_id', 'text'], ['span', 'bigint'], ['start_day', 'text']], extra: [], extraOf: () => [] };
 
 /**
- * Adds counts to a table of sums (rows: the key columns, then the count). Rows go to the database as
- * one JSON parameter per statement: no statement building per row.
+ * Adds counts to rows of a table of counts, a chunk of rows per statement pair: the rows there are
+ * read, the sums made here, and the rows written back whole. Only roll-up passes and folds write these
+ * tables, and each holds the roll-up lock (lockRollUps) for its transaction, so nothing changes a row
+ * between the read and the write. Rows go to the database as one JSON parameter per statement.
  */
-async function addCounts(tx: Transaction<AnalyticsDB>, dialect: Dialect, table: string, key: Column[], rows: unknown[][]): Promise<void> {
-  const keyNames = sql.join(key.map(([name]) => sql.ref(name)));
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    const values = jsonRows(dialect, rows.slice(i, i + ROWS_PER_STATEMENT), [...key, ['count', 'bigint']]);
+async function addToRows(tx: Transaction<AnalyticsDB>, dialect: Dialect, table: CountTable, entries: Entry[]): Promise<void> {
+  const columns: Column[] = [...table.key, ...table.extra, ['counts', 'text']];
+  const names = sql.join(columns.map(([name]) => sql.ref(name)));
+  const keyNames = sql.join(table.key.map(([name]) => sql.ref(name)));
+  const updates = sql.join([...table.extra, ['counts']].map(([name]) => sql`${sql.ref(name!)} = excluded.${sql.ref(name!)}`));
+  const keyOf = (values: unknown[]) => values.map(String).join('|');
+  for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
+    const chunk = entries.slice(i, i + ROWS_PER_STATEMENT);
+    // Each key column narrowed to the chunk's values: a few rows more than asked for at most.
+    const where = sql.join(
+      table.key.map(([name], c) => sql`${sql.ref(name)} in (${sql.join([...new Set(chunk.map((e) => e.key[c]!))])})`),
+      sql` and `,
+    );
+    const { rows: found } = await sql<Record<string, unknown>>`select ${keyNames}, counts from ${sql.table(table.name)} where ${where}`.execute(tx);
+    const stored = new Map(found.map((r) => [keyOf(table.key.map(([name]) => r[name])), r.counts as string]));
+    const rows = chunk.map((e) => {
+      const before = stored.get(keyOf(e.key));
+      const counts = before === undefined ? e.counts : addCounts(parseCounts(before), e.counts);
+      return [...e.key, ...table.extraOf(counts), JSON.stringify(counts)];
+    });
     // "where true": SQLite cannot otherwise tell an upsert's ON CONFLICT from a join's ON.
-    await sql`insert into ${sql.table(table)} (${keyNames}, count) select * from ${values} as v where true
-      on conflict (${keyNames}) do update set count = ${sql.ref(`${table}.count`)} + excluded.count`.execute(tx);
+    await sql`insert into ${sql.table(table.name)} (${names}) select * from ${jsonRows(dialect, rows, columns)} as v where true
+      on conflict (${keyNames}) do update set ${updates}`.execute(tx);
     await breathe();
   }
 }
@@ -257,23 +276,19 @@ async function foldFinishedDays(db: Kysely<AnalyticsDB>, dialect: Dialect, now: 
       // Another instance may have folded it meanwhile.
       if ((await spansThrough(tx)) !== through) return;
       const day = dayName(through + 1);
-      const starts = SPAN_LENGTHS.map((span) => [span, spanStart(day, span)] as const);
       for (let after = ''; ; ) {
         const page = await tx.selectFrom('links').select('id').where('id', '>', after).orderBy('id').limit(LINKS_PER_FOLD_STEP).execute();
         if (page.length === 0) break;
         after = page.at(-1)!.id;
         const daily = await tx
           .selectFrom('visit_rollups')
-          .select(['link_id', 'dimension', 'value', 'count'])
+          .select(['link_id', 'counts'])
           .where('link_id', 'in', page.map((l) => l.id))
           .where('day', '=', day)
-          .where('dimension', 'in', [...SPAN_DIMENSIONS])
           .execute();
-        const rows: SpanInput[] = daily.flatMap((r) =>
-          starts.map(([span, start]): SpanInput => [r.link_id, r.dimension as Dimension, span, start, r.value, Number(r.count)]),
-        );
-        await upsertSpans(tx, dialect, rows);
-        await breathe();
+        const spans = new SpanSums();
+        for (const r of daily) spans.add(r.link_id, day, parseCounts(r.counts));
+        await addToRows(tx, dialect, SPANS, spans.entries());
       }
       await tx.updateTable('analytics_state').set({ value: through + 1 }).where('name', '=', SPANS_THROUGH).execute();
     });
