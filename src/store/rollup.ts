@@ -15,6 +15,8 @@ import { utcDay } from '../domain/time.js';
  * (docs/benchmarks.md).
  */
 const JOURNALS_PER_PASS = 120;
+/** Visits summed between yields to the event loop: a few milliseconds of work. */
+const VISITS_PER_BREATH = 8192;
 /** Rows per statement pair: small statements keep each synchronous SQLite call to a few milliseconds. */
 const ROWS_PER_STATEMENT = 500;
 
@@ -63,9 +65,15 @@ async function pass(tx: Transaction<AnalyticsDB>, dialect: Dialect, bucket: numb
   const journals = await tx.selectFrom('visit_journal').select(['id', 'entries', 'data']).where('bucket', '=', bucket).limit(JOURNALS_PER_PASS).execute();
   if (journals.length === 0) return { visits: 0, more: false };
   const sums = new RollupSums();
+  let summed = 0;
   for (const journal of journals) {
     if (journal.data) sums.addBatch(decodeBatch(journal.data));
     else sums.addCounts(decodeLegacy(journal.entries));
+    // A bucket's two minutes of a busy instance is tens of thousands of visits: summed in slices.
+    if (sums.visits - summed >= VISITS_PER_BREATH) {
+      summed = sums.visits;
+      await breathe();
+    }
   }
   await addToRows(tx, dialect, DAYS, sums.days());
   await addToRows(tx, dialect, SPANS, sums.spans(through));

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { accountTotals, TRIAL_GROUP, trim, type Trimmed } from '../domain/analytics/allocation.js';
+import { countAccounts, sortedTotals, TRIAL_GROUP, trim, type Trimmed } from '../domain/analytics/allocation.js';
 import type { DayVisits, FlushBatch, FlushResult, GapReason, RecordingLimits, Shortfall, VisitStore } from '../domain/analytics/ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database, Dialect } from './database.js';
-import { encodeDay } from './journal.js';
+import { DayEncoder } from './journal.js';
 import { breathe, rollUp } from './rollup.js';
 import { grantAccount, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
@@ -12,6 +12,8 @@ type Tx = Transaction<AnalyticsDB>;
 
 /** Journal rows per INSERT: every flush writes up to one per bucket (64). */
 const JOURNAL_ROWS_PER_STATEMENT = 16;
+/** Visits encoded between yields to the event loop: about 2 ms of work. */
+const VISITS_PER_SLICE = 4096;
 /** Accounts granted between yields to the event loop. */
 const ACCOUNTS_PER_YIELD = 32;
 
@@ -29,10 +31,19 @@ export class KyselyVisitStore implements VisitStore {
   }
 
   async flush(batch: FlushBatch): Promise<FlushResult> {
-    // Encoded before the transaction, as if every visit were granted: on SQLite every other query waits
-    // while a transaction runs. A day that an allowance cuts short is encoded again inside.
-    const encoded = batch.days.map((day) => encodeDay(day, null));
-    await breathe();
+    // Encoded and counted per account before the transaction, as if every visit were granted: on SQLite
+    // every other query waits while a transaction runs. A day that an allowance cuts short is encoded
+    // again inside.
+    const prepared: { encoded: Map<number, Buffer>; totals: [string, number][] }[] = [];
+    for (const day of batch.days) {
+      const encoder = new DayEncoder(day, null);
+      const counts = new Map<string, number>();
+      await inSlices(day.links.length, (from, to) => {
+        encoder.add(from, to);
+        countAccounts(day, from, to, counts);
+      });
+      prepared.push({ encoded: encoder.finish(), totals: sortedTotals(counts) });
+    }
     return this.db.transaction().execute(async (tx) => {
       // Every day row of the batch is locked first, in ascending order (see grant).
       for (const day of batch.days) await lockDay(tx, day.day);
@@ -40,11 +51,11 @@ export class KyselyVisitStore implements VisitStore {
       let total = 0;
       const shortfalls: Shortfall[] = [];
       for (const [d, day] of batch.days.entries()) {
-        const { keep, kept, refused, reasons } = await this.grant(tx, day, batch.limits);
+        const { keep, kept, refused, reasons } = await this.grant(tx, day, prepared[d]!.totals, batch.limits);
         total += day.links.length;
         recorded += kept;
         for (const [linkId, r] of refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
-        await this.writeJournal(tx, keep === null ? encoded[d]! : encodeDay(day, keep), batch.now);
+        await this.writeJournal(tx, keep === null ? prepared[d]!.encoded : await encodeKept(day, keep), batch.now);
       }
       const gaps = [...shortfalls, ...batch.dropped].sort((a, b) => (`${a.linkId}|${a.reason}` < `${b.linkId}|${b.reason}` ? -1 : 1));
       for (const gap of gaps) await addGap(tx, gap);
@@ -60,12 +71,11 @@ export class KyselyVisitStore implements VisitStore {
    * second day's row while a one-day batch locks them the other way round, and PostgreSQL would abort
    * one as a deadlock.
    */
-  private async grant(tx: Tx, day: DayVisits, limits: RecordingLimits): Promise<Trimmed & { reasons: Map<string, GapReason> }> {
+  private async grant(tx: Tx, day: DayVisits, totals: [string, number][], limits: RecordingLimits): Promise<Trimmed & { reasons: Map<string, GapReason> }> {
     let dayLeft = await grantDay(tx, day.day, day.links.length, limits.trackingDailyLimit);
     const granted = new Map<string, number>();
     const reasons = new Map<string, GapReason>();
     let accounts = 0;
-    const totals = accountTotals(day);
     for (const [account, own] of totals) {
       // SQLite statements run synchronously: a busy second's accounts in one macrotask would hold back
       // the redirects waiting behind them.
@@ -148,4 +158,21 @@ async function addGap(tx: Tx, gap: Shortfall): Promise<void> {
     .insertInto('visit_gaps')
     .values({ id: crypto.randomUUID(), link_id: gap.linkId, reason: gap.reason, from_ms: gap.from, to_ms: gap.to })
     .execute();
+}
+
+/**
+ * Runs work over [0, n) a slice at a time, yielding to the event loop after each: one synchronous
+ * stretch over a busy second's visits held every redirect behind it for about 20 ms.
+ */
+async function inSlices(n: number, work: (from: number, to: number) => void): Promise<void> {
+  for (let from = 0; from < n; from += VISITS_PER_SLICE) {
+    work(from, Math.min(n, from + VISITS_PER_SLICE));
+    await breathe();
+  }
+}
+
+async function encodeKept(day: DayVisits, keep: Uint8Array): Promise<Map<number, Buffer>> {
+  const encoder = new DayEncoder(day, keep);
+  await inSlices(day.links.length, (from, to) => encoder.add(from, to));
+  return encoder.finish();
 }
