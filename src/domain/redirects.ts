@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { ClockCache } from './clock-cache.js';
 import type { LinkStore } from './ports.js';
 import { isSlugShaped } from './slugs.js';
 import type { Clock } from './time.js';
@@ -25,14 +25,14 @@ const FEED_LOOKBACK_MS = 60_000;
 const SAFETY_TTL_MS = 600_000;
 
 /**
- * Resolves slugs for the redirect path from an in-process LRU cache; the database is asked only on a
- * miss. Edits made on this instance evict the entry at once. Edits made elsewhere reach this instance
+ * Resolves slugs for the redirect path from an in-process cache (clock-cache.ts); the database is
+ * asked only on a miss. Edits made on this instance evict the entry at once. Edits made elsewhere reach this instance
  * through the change feed (link_changes), which it reads at most once per `ttlMs`, on the first
  * request that finds the read due: another instance's edit is served stale for at most that long,
  * and the cache never re-reads slugs that did not change (docs/decisions.md).
  */
 export class RedirectResolver {
-  private readonly cache: LRUCache<string, Entry>;
+  private readonly cache: ClockCache<string, Entry>;
   /** REDIRECT_CACHE_TTL_MS=0 means no caching at all: every redirect asks the database. */
   private readonly caching: boolean;
   /**
@@ -51,12 +51,12 @@ export class RedirectResolver {
     private readonly options: { ttlMs: number; maxEntries: number; onSyncError?: (error: unknown) => void },
   ) {
     this.caching = options.ttlMs > 0;
-    // The safety TTL is kept in the entries, on the service's clock, not by lru-cache: its TTL option
-    // allocates arrays of maxEntries through a subclass of Array, and V8 answers an Array constructor
-    // call that large by dropping its "Array constructor is intact" assumption for the whole process.
-    // Node's own HTTP and stream code then ran deoptimized (process.nextTick alone: 6.5 µs per redirect
-    // instead of 0.4; docs/decisions.md). A test guards the assumption.
-    this.cache = new LRUCache({ max: options.maxEntries });
+    // The safety TTL is kept in the entries, on the service's clock. (lru-cache, used here before, kept
+    // TTLs in arrays of maxEntries allocated through a subclass of Array, and V8 answers an Array
+    // constructor call that large by dropping its "Array constructor is intact" assumption for the
+    // whole process: Node's own HTTP and stream code then ran deoptimized; docs/decisions.md. A test
+    // guards the assumption.)
+    this.cache = new ClockCache(options.maxEntries);
     this.syncedUpTo = now();
     this.nextSyncAt = this.syncedUpTo + options.ttlMs;
   }

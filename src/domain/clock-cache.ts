@@ -1,0 +1,52 @@
+/**
+ * A bounded map that evicts by the CLOCK rule (second chance), an approximation of least recently
+ * used: a hit only marks its entry; when the map is full, the oldest entries are looked at in
+ * insertion order, a marked one is unmarked and moved to the back, and the first unmarked one is
+ * evicted. The redirect path looks a slug up on every request: with lru-cache each hit also relinks
+ * the entry in its recency list, memory far from the entry, and the lookup was 5.6% of the service's
+ * CPU under the redirect benchmark (docs/benchmarks.md). Hand-written because it is thirty lines and
+ * the cost is in exactly what a library's exact LRU order must do.
+ */
+export class ClockCache<K, V> {
+  private readonly map = new Map<K, { value: V; used: boolean }>();
+
+  constructor(private readonly max: number) {
+    if (!(max >= 1)) throw new RangeError('ClockCache needs room for one entry');
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(key: K): V | undefined {
+    const slot = this.map.get(key);
+    if (slot === undefined) return undefined;
+    slot.used = true;
+    return slot.value;
+  }
+
+  set(key: K, value: V): void {
+    const slot = this.map.get(key);
+    if (slot !== undefined) {
+      slot.value = value;
+      slot.used = true;
+      return;
+    }
+    if (this.map.size >= this.max) this.evictOne();
+    this.map.set(key, { value, used: false });
+  }
+
+  delete(key: K): boolean {
+    return this.map.delete(key);
+  }
+
+  private evictOne(): void {
+    // Ends: every entry looked at is either evicted or unmarked, so the second round evicts.
+    for (const [key, slot] of this.map) {
+      this.map.delete(key);
+      if (!slot.used) return;
+      slot.used = false;
+      this.map.set(key, slot);
+    }
+  }
+}

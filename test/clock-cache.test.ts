@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { ClockCache } from '../src/domain/clock-cache.js';
+
+test('a full cache evicts the oldest entry not used since it was last passed over, and gives a used one a second chance', () => {
+  const cache = new ClockCache<string, number>(3);
+  cache.set('a', 1);
+  cache.set('b', 2);
+  cache.set('c', 3);
+  assert.equal(cache.get('a'), 1);
+  cache.set('d', 4); // a was used: kept (and unmarked), b evicted
+  assert.deepEqual(['a', 'b', 'c', 'd'].map((k) => cache.get(k)), [1, undefined, 3, 4]);
+  // The reads above marked c, a and d (in that order in the map): each gets its second chance, and
+  // then the first of them, c, goes.
+  cache.set('e', 5);
+  assert.equal(cache.size, 3);
+  assert.deepEqual(['a', 'c', 'd', 'e'].map((k) => cache.get(k)), [1, undefined, 4, 5]);
+  cache.set('c', 30);
+  assert.equal(cache.get('c'), 30);
+  assert.equal(cache.delete('c'), true);
+  assert.equal(cache.get('c'), undefined);
+});
+
+test('whatever the operations, the cache holds at most max entries, answers what was last set for a key it holds, and keeps the key just set', () => {
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('set' as const), key: fc.integer({ min: 0, max: 12 }), value: fc.integer() }),
+    fc.record({ kind: fc.constant('get' as const), key: fc.integer({ min: 0, max: 12 }) }),
+    fc.record({ kind: fc.constant('delete' as const), key: fc.integer({ min: 0, max: 12 }) }),
+  );
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 6 }), fc.array(op, { maxLength: 80 }), (max, ops) => {
+      const cache = new ClockCache<number, number>(max);
+      const last = new Map<number, number>();
+      for (const o of ops) {
+        if (o.kind === 'set') {
+          cache.set(o.key, o.value);
+          last.set(o.key, o.value);
+          assert.equal(cache.get(o.key), o.value);
+        } else if (o.kind === 'delete') {
+          cache.delete(o.key);
+          last.delete(o.key);
+        } else {
+          const got = cache.get(o.key);
+          if (got !== undefined) assert.equal(got, last.get(o.key));
+        }
+        assert.ok(cache.size <= max);
+      }
+    }),
+  );
+});
