@@ -2,7 +2,8 @@
  * npm run bench:stats — GET /links/{id}/stats on a link with 10 million recorded visits over 90 days,
  * on SQLite and on PostgreSQL (when reachable at BENCH_POSTGRES_URL, default
  * postgres://postgres@127.0.0.1:5432/postgres). The rollups are loaded directly, as ninety days of
- * flushes would have left them: per day and dimension, 50 countries, 200 referrers, 20 browsers.
+ * flushes would have left them: one row per day holding 50 countries, 200 referrers, 20 browsers and
+ * the other dimensions.
  *
  * Cached: counts unchanged since the last read (same roll-up generation). Uncached: the generation is
  * bumped before each request, as a roll-up that changed any count does, so the real read path sums
@@ -101,7 +102,7 @@ async function seedSpans(database: Database, rows: Row[], now: number): Promise<
     .execute();
 }
 
-/** Reads of 255 rows (country, device, referrer) a 90-day window to `now` takes with spans. */
+/** Rows (one per day or span, each with 255 values of country, device and referrer) a 90-day window to `now` reads with spans. */
 function readsOf(now: number): number {
   const plan = readPlan(utcDay(now - (DAYS - 1) * DAY_MS), utcDay(now), dayNumber(utcDay(now)) - 1);
   let reads = plan.spans.reduce((n, s) => n + s.starts.length, 0);
