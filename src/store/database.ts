@@ -44,6 +44,10 @@ const sqlitePragmas = (sqlite: SqliteDatabase.Database) => {
   // those pages were re-read through system calls. 64 MB of cache and memory-mapped reads keep them close.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 268435456');
+  // Statement journals (a multi-row upsert keeps the pages it changes, to undo just that statement)
+  // and sorts stay in memory: as temporary files they were more bytes written than the WAL (strace of
+  // the redirect benchmark: 62 MB against 91 MB in 30 s).
+  sqlite.pragma('temp_store = MEMORY');
 };
 
 function openSqlite(file: string): Database {
