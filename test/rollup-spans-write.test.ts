@@ -118,6 +118,24 @@ eachDatabase('roll-up passes', (kind) => {
     assert.deepEqual(await spanRows(db), await spansFromDaily(db));
   });
 
+  test("a link's visits are added once per roll-up from its passes' deltas, and deltas a stopped roll-up left are added by the next one", async () => {
+    const link = await linkWithKey(h);
+    const db = analyticsDb(h.database.db);
+    const visits = async () => Number((await db.selectFrom('links').select('visits').where('id', '=', link.id).executeTakeFirstOrThrow()).visits);
+    const before = await visits();
+    await visit(h, link.slug, 3);
+    await h.app.visitRecorder.flush();
+    assert.equal(await visits(), before + 3);
+    assert.equal((await db.selectFrom('link_visit_deltas').select('n').execute()).length, 0);
+    // A roll-up stopped after its passes (a crash): their deltas are in the table, links not yet updated.
+    await db.insertInto('link_visit_deltas').values([{ link_id: link.id, n: 4 }, { link_id: link.id, n: 1 }]).execute();
+    assert.equal(await visits(), before + 3);
+    await rollUp(db, h.database.dialect, h.clock.now());
+    assert.equal(await visits(), before + 8);
+    await rollUp(db, h.database.dialect, h.clock.now());
+    assert.equal(await visits(), before + 8);
+  });
+
   test('after an upgrade (visits counted, no SPANS_THROUGH yet) the first roll-up starts the spans at today', async () => {
     const db = analyticsDb(h.database.db);
     // The test above counted visits: the generation row exists, as on a database of an earlier version.

@@ -53,6 +53,12 @@ export interface RecorderInstanceTable {
   flushed_to: number;
 }
 
+/** Visits folded by roll-up passes, not yet added to links.visits (migration 0009). */
+export interface LinkVisitDeltaTable {
+  link_id: string;
+  n: number;
+}
+
 export interface AnalyticsStateTable {
   name: string;
   value: number;
@@ -67,6 +73,7 @@ export type AnalyticsTables = {
   visit_gaps: VisitGapTable;
   recorder_instances: RecorderInstanceTable;
   analytics_state: AnalyticsStateTable;
+  link_visit_deltas: LinkVisitDeltaTable;
 };
 
 export type AnalyticsDB = DB & AnalyticsTables;

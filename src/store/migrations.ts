@@ -7,6 +7,7 @@ import * as binaryJournal from './migrations/0005-binary-journal.js';
 import * as rollupSpans from './migrations/0006-rollup-spans.js';
 import * as rollupsByDay from './migrations/0007-rollups-by-day.js';
 import * as rollupRows from './migrations/0008-rollup-rows.js';
+import * as linkVisitDeltas from './migrations/0009-link-visit-deltas.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0006_rollup_spans': rollupSpans,
   '0007_rollups_by_day': rollupsByDay,
   '0008_rollup_rows': rollupRows,
+  '0009_link_visit_deltas': linkVisitDeltas,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -42,6 +42,7 @@ export async function rollUp(db: Kysely<AnalyticsDB>, dialect: Dialect, now: num
       if (!more) break;
     }
   }
+  await applyVisitDeltas(db, dialect);
   await foldFinishedDays(db, dialect, now);
   // Only ever rises: a slower roll-up of another instance must not make stats look older.
   await db
@@ -75,37 +76,54 @@ async function pass(tx: Transaction<AnalyticsDB>, dialect: Dialect, bucket: numb
       await breathe();
     }
   }
-  await addToRows(tx, dialect, DAYS, sums.days());
-  await addToRows(tx, dialect, SPANS, sums.spans(through));
-  await addLinkVisits(tx, dialect, sums.perLink);
+  const days = sums.days();
+  await addToRows(tx, dialect, DAYS, days);
+  await addToRows(tx, dialect, SPANS, sums.spans(through, days));
+  await addVisitDeltas(tx, dialect, sums.perLink);
   await tx.deleteFrom('visit_journal').where('id', 'in', journals.map((j) => j.id)).execute();
   return { visits: sums.visits, more: journals.length === JOURNALS_PER_PASS };
 }
 
+/** The dimensions of a daily row, in the order of a Tally's arrays. */
+const DIMENSIONS = ['source', 'country', 'device', 'browser', 'referrer', 'bot'] as const satisfies readonly Dimension[];
+const [SOURCE, COUNTRY, DEVICE, BROWSER, REFERRER, BOT] = [0, 1, 2, 3, 4, 5] as const;
+
+/** Visits of one link and day per value id (ids of RollupSums.ids), one array per dimension. */
+type Tally = number[][];
+
 /**
- * Sums per link and UTC day. Each batch's value names are looked up once per batch, not per visit: a
- * visit costs six increments of the plain objects of its link and day.
+ * Sums per link and UTC day. A pass numbers every value it meets once per batch (ids per dimension,
+ * from the batch's tables), so a visit costs six increments of small arrays; names are put back once
+ * per link, day and value when the rows are written (days()).
  */
 class RollupSums {
   readonly perLink = new Map<string, number>();
   visits = 0;
-  /** Link, then day, then counts. */
-  private readonly byLink = new Map<string, Map<string, Counts>>();
+  /** Per dimension: value name to id, and the names by id. */
+  private readonly ids = DIMENSIONS.map(() => ({ of: new Map<string, number>(), names: [] as string[] }));
+  /** Link, then day, then its tally. */
+  private readonly byLink = new Map<string, Map<string, Tally>>();
 
   addBatch(b: JournalBatch): void {
-    const sums: (Required<Counts> | undefined)[] = [];
+    const countries = b.countries.map((c) => this.id(COUNTRY, c));
+    const referrers = b.referrers.map((r) => this.id(REFERRER, r));
+    const devices = b.classes.map((c) => this.id(DEVICE, c.device));
+    const browsers = b.classes.map((c) => this.id(BROWSER, c.browser));
+    const bots = b.classes.map((c) => this.id(BOT, c.bot ? 'yes' : 'no'));
+    const sources = [this.id(SOURCE, 's'), this.id(SOURCE, 'q')];
+    const tallies: (Tally | undefined)[] = [];
     const visitsOf = new Array<number>(b.links.length).fill(0);
     for (let i = 0; i < b.visits; i++) {
       const link = b.word(i, 0);
       const packed = b.word(i, 2);
-      const visitor = b.classes[packed >>> 16]!;
-      const counts = (sums[link] ??= this.counts(b.links[link]!, b.day));
-      inc(counts.source, packed & 1 ? 'q' : 's');
-      inc(counts.country, b.countries[(packed >>> 1) & 0x7fff]!);
-      inc(counts.device, visitor.device);
-      inc(counts.browser, visitor.browser);
-      inc(counts.bot, visitor.bot ? 'yes' : 'no');
-      inc(counts.referrer, b.referrers[b.word(i, 1)]!);
+      const visitor = packed >>> 16;
+      const t = (tallies[link] ??= this.tally(b.links[link]!, b.day));
+      bump(t[SOURCE]!, sources[packed & 1]!, 1);
+      bump(t[COUNTRY]!, countries[(packed >>> 1) & 0x7fff]!, 1);
+      bump(t[DEVICE]!, devices[visitor]!, 1);
+      bump(t[BROWSER]!, browsers[visitor]!, 1);
+      bump(t[BOT]!, bots[visitor]!, 1);
+      bump(t[REFERRER]!, referrers[b.word(i, 1)]!, 1);
       visitsOf[link]!++;
     }
     for (const [i, n] of visitsOf.entries()) add(this.perLink, b.links[i]!, n);
@@ -114,9 +132,9 @@ class RollupSums {
 
   addCounts(counts: LegacyCount[]): void {
     for (const c of counts) {
-      const sums = this.counts(c.linkId, c.day);
-      const values: [Dimension, string][] = [['source', c.source], ['country', c.country], ['device', c.device], ['browser', c.browser], ['referrer', c.referrer], ['bot', c.bot ? 'yes' : 'no']];
-      for (const [dimension, value] of values) inc(sums[dimension], value, c.count);
+      const t = this.tally(c.linkId, c.day);
+      const values = [c.source, c.country, c.device, c.browser, c.referrer, c.bot ? 'yes' : 'no'];
+      for (const [d, value] of values.entries()) bump(t[d]!, this.id(d, value), c.count);
       add(this.perLink, c.linkId, c.count);
       this.visits += c.count;
     }
@@ -124,26 +142,49 @@ class RollupSums {
 
   /** The daily rows to add: link, day, counts. */
   days(): Entry[] {
-    return [...this.byLink].flatMap(([link, days]) => [...days].map(([day, counts]): Entry => ({ key: [link, day], counts })));
+    const entries: Entry[] = [];
+    for (const [link, days] of this.byLink) for (const [day, tally] of days) entries.push({ key: [link, day], counts: this.counts(tally) });
+    return entries;
   }
 
   /**
    * The same counts summed per span (rollup-spans.ts): each daily count of a day up to `through`
    * (undefined: any day) also goes to its 7- and 28-day span; later days are folded when they are over.
    */
-  spans(through: number | undefined): Entry[] {
+  spans(through: number | undefined, days: Entry[]): Entry[] {
     const spans = new SpanSums();
-    for (const [link, days] of this.byLink) {
-      for (const [day, counts] of days) if (through === undefined || dayNumber(day) <= through) spans.add(link, day, counts);
+    for (const { key, counts } of days) {
+      const [link, day] = key as [string, string];
+      if (through === undefined || dayNumber(day) <= through) spans.add(link, day, counts);
     }
     return spans.entries();
   }
 
-  private counts(link: string, day: string): Required<Counts> {
+  private id(dimension: number, name: string): number {
+    const ids = this.ids[dimension]!;
+    let id = ids.of.get(name);
+    if (id === undefined) ids.of.set(name, (id = ids.names.push(name) - 1));
+    return id;
+  }
+
+  private tally(link: string, day: string): Tally {
     let days = this.byLink.get(link);
     if (!days) this.byLink.set(link, (days = new Map()));
-    let counts = days.get(day) as Required<Counts> | undefined;
-    if (!counts) days.set(day, (counts = { source: {}, country: {}, device: {}, browser: {}, referrer: {}, bot: {} }));
+    let tally = days.get(day);
+    if (!tally) days.set(day, (tally = DIMENSIONS.map(() => [])));
+    return tally;
+  }
+
+  private counts(tally: Tally): Counts {
+    const counts: Counts = {};
+    for (const [d, dimension] of DIMENSIONS.entries()) {
+      const t = tally[d]!;
+      if (t.length === 0) continue;
+      const values: Record<string, number> = {};
+      const names = this.ids[d]!.names;
+      for (let id = 0; id < t.length; id++) if (t[id]) values[names[id]!] = t[id]!;
+      counts[dimension] = values;
+    }
     return counts;
   }
 }
@@ -170,8 +211,9 @@ class SpanSums {
 }
 
 const add = (m: Map<string, number>, k: string, n: number) => m.set(k, (m.get(k) ?? 0) + n);
-const inc = (values: Record<string, number>, value: string, n = 1) => {
-  values[value] = (values[value] ?? 0) + n;
+/** Adds n to a tally's count of a value id (an array with holes where no visit had that value). */
+const bump = (counts: number[], id: number, n: number) => {
+  counts[id] = (counts[id] ?? 0) + n;
 };
 
 /** A row to add to: its key (link first), and the counts to add. */
@@ -223,6 +265,38 @@ async function addToRows(tx: Transaction<AnalyticsDB>, dialect: Dialect, table: 
       on conflict (${keyNames}) do update set ${updates}`.execute(tx);
     await breathe();
   }
+}
+
+/**
+ * A pass's visits per link, kept for applyVisitDeltas. Appended rows: a few pages per pass, where
+ * updating `links` there touched a page for nearly every link of the pass.
+ */
+async function addVisitDeltas(tx: Transaction<AnalyticsDB>, dialect: Dialect, perLink: Map<string, number>): Promise<void> {
+  const entries = [...perLink];
+  for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
+    const values = jsonRows(dialect, entries.slice(i, i + ROWS_PER_STATEMENT), [
+      ['link_id', 'text'],
+      ['n', 'bigint'],
+    ]);
+    await sql`insert into link_visit_deltas (link_id, n) select * from ${values} as v`.execute(tx);
+    await breathe();
+  }
+}
+
+/**
+ * Adds the passes' visits to `links.visits`, once per link and roll-up, in one transaction that also
+ * empties the deltas (under the roll-up lock, so no pass adds any meanwhile). Deltas that a stopped
+ * roll-up left are applied by the next one, of any instance: a link's `visits` lags its rollups by at
+ * most that, and nothing is counted twice or lost.
+ */
+async function applyVisitDeltas(db: Kysely<AnalyticsDB>, dialect: Dialect): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await lockRollUps(tx);
+    const deltas = await tx.selectFrom('link_visit_deltas').select(['link_id', sql<number>`sum(n)`.as('n')]).groupBy('link_id').execute();
+    if (deltas.length === 0) return;
+    await addLinkVisits(tx, dialect, new Map(deltas.map((d) => [d.link_id, Number(d.n)])));
+    await tx.deleteFrom('link_visit_deltas').execute();
+  });
 }
 
 /** One UPDATE … FROM per chunk of links (both databases support it) instead of one statement per link. */
