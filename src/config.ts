@@ -126,7 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
       countryHeader: headerName('COUNTRY_HEADER'),
       // At least once a second: a crash loses at most this much unflushed traffic (reported as a gap).
       flushIntervalMs: int('ANALYTICS_FLUSH_INTERVAL_MS', 1000, 10, 1000),
-      // Roll-up cost grows with distinct (link, day, dimension, value) rows per pass, not with visits:
+      // Roll-up cost grows with the (link, day) rows a pass rewrites, not with visits:
       // a longer interval folds more visits into each row write, at the price of staler stats.
       rollupIntervalMs: int('ANALYTICS_ROLLUP_INTERVAL_MS', 60_000, 10, 3_600_000),
       heartbeatIntervalMs: int('ANALYTICS_HEARTBEAT_INTERVAL_MS', 5000, 10, 600_000),
