@@ -181,8 +181,8 @@ eachDatabase('redirects across two instances on one database', (kind) => {
     assert.equal(res.status, 200, res.text);
     return res.body as { version: number };
   };
-  // The cache TTL is measured on wall time today (lru-cache's clock), not on the injected clock: move
-  // both, so the test states the rule whichever clock the cache follows.
+  // The cache reads the injected clock; wall time is moved too, so the test states the rule whichever
+  // clock the cache follows.
   const passTtl = async () => {
     b.clock.advance(TTL + 1);
     await sleep(TTL + 25);
