@@ -53,6 +53,24 @@ eachDatabase('stats API', (kind) => {
     assert.deepEqual(body.referrers[50], { referrer: 'other', count: 6 });
   });
 
+  test('referrer hosts named like members of Object.prototype are counted like any other, in JSON and CSV', async () => {
+    const link = await linkWithKey(h);
+    await visit(h, link.slug, 2, { headers: { referer: 'https://constructor/' } });
+    await visit(h, link.slug, 1, { headers: { referer: 'https://__proto__/' } });
+    await stats(h, link.id, link.key);
+    // A second roll-up adds to the stored row of the day.
+    await visit(h, link.slug, 1, { headers: { referer: 'https://constructor/' } });
+    await visit(h, link.slug, 1, { headers: { referer: 'https://__proto__/' } });
+    const body = await stats(h, link.id, link.key);
+    assert.deepEqual(body.referrers, [
+      { referrer: 'constructor', count: 3 },
+      { referrer: '__proto__', count: 2 },
+    ]);
+    const csv = await h.request('GET', `/links/${link.id}/stats?format=csv`, { key: link.key });
+    assert.match(csv.text, /,referrer,__proto__,2,/);
+    assert.match(csv.text, /,referrer,constructor,3,/);
+  });
+
   test('CSV has the documented header, one row per day and dimension value, and a named attachment', async () => {
     const link = await linkWithKey(h);
     await visit(h, link.slug, 2);

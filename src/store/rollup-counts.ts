@@ -11,14 +11,28 @@ import type { VisitRollupSpanTable } from './rollup-spans.js';
  */
 export type Counts = Partial<Record<Dimension, Record<string, number>>>;
 
-export const parseCounts = (text: string): Counts => JSON.parse(text) as Counts;
+/**
+ * A map of values to visits. Values are names from requests (a referrer host may be `constructor` or
+ * `__proto__`), so every such map has no prototype: on a plain object those names would read
+ * Object.prototype's members and `__proto__` would not store at all.
+ */
+export const valueMap = (): Record<string, number> => Object.create(null) as Record<string, number>;
+
+/** Counts from their JSON, with value maps that have no prototype (valueMap). */
+export function parseCounts(text: string): Counts {
+  const counts = JSON.parse(text) as Counts;
+  // JSON.parse makes own properties, so `__proto__` is kept; copying it into a map without a
+  // prototype keeps it an ordinary key.
+  for (const dimension of Object.keys(counts) as Dimension[]) counts[dimension] = Object.assign(valueMap(), counts[dimension]);
+  return counts;
+}
 
 /** Adds `sign` times the counts of `from` (of the dimensions named, or all) to `into`. */
 export function addCounts(into: Counts, from: Counts, sign: 1 | -1 = 1, dimensions?: readonly string[]): Counts {
   for (const dimension of Object.keys(from) as Dimension[]) {
     if (dimensions !== undefined && !dimensions.includes(dimension)) continue;
     const source = from[dimension]!;
-    const target = (into[dimension] ??= {});
+    const target = (into[dimension] ??= valueMap());
     for (const value of Object.keys(source)) target[value] = (target[value] ?? 0) + sign * source[value]!;
   }
   return into;
@@ -62,7 +76,7 @@ function pack<R extends ValueRow, K extends unknown[], T>(rows: R[], keyOf: (r: 
     const name = JSON.stringify(key);
     let group = groups.get(name);
     if (!group) groups.set(name, (group = { key, counts: {} }));
-    const values = (group.counts[r.dimension as Dimension] ??= {});
+    const values = (group.counts[r.dimension as Dimension] ??= valueMap());
     values[r.value] = (values[r.value] ?? 0) + r.count;
   }
   return [...groups.values()].map((g) => make(g.key, g.counts));

@@ -4,7 +4,7 @@ import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
 import { decodeBatch, decodeLegacy, type JournalBatch, type LegacyCount } from './journal.js';
 import { jsonRows, type Column } from './json-rows.js';
-import { addCounts, parseCounts, sourceVisits, type Counts } from './rollup-counts.js';
+import { addCounts, parseCounts, sourceVisits, valueMap, type Counts } from './rollup-counts.js';
 import { dayName, dayNumber, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, spanStart } from './rollup-spans.js';
 import { utcDay } from '../domain/time.js';
 
@@ -180,7 +180,7 @@ class RollupSums {
     for (const [d, dimension] of DIMENSIONS.entries()) {
       const t = tally[d]!;
       if (t.length === 0) continue;
-      const values: Record<string, number> = {};
+      const values = valueMap();
       const names = this.ids[d]!.names;
       for (let id = 0; id < t.length; id++) if (t[id]) values[names[id]!] = t[id]!;
       counts[dimension] = values;
