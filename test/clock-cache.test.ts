@@ -22,6 +22,20 @@ test('a full cache evicts the oldest entry not used since it was last passed ove
   assert.equal(cache.get('c'), undefined);
 });
 
+test('one eviction gives at most 64 marked entries a second chance, then evicts the next one marked or not', () => {
+  const cache = new ClockCache<number, number>(1000);
+  for (let k = 0; k < 1000; k++) cache.set(k, k);
+  for (let k = 0; k < 1000; k++) cache.get(k);
+  cache.set(1000, 1000);
+  // Keys 0..63 were moved to the back unmarked; 64 was evicted although marked; 65.. keep their marks.
+  assert.equal(cache.get(64), undefined);
+  assert.equal(cache.size, 1000);
+  // The next eviction starts at 65 (marked): 64 more chances, then 129 goes.
+  cache.set(1001, 1001);
+  assert.equal(cache.get(129), undefined);
+  assert.deepEqual([0, 63, 65, 128, 130, 1000, 1001].map((k) => cache.get(k)), [0, 63, 65, 128, 130, 1000, 1001]);
+});
+
 test('whatever the operations, the cache holds at most max entries, answers what was last set for a key it holds, and keeps the key just set', () => {
   const op = fc.oneof(
     fc.record({ kind: fc.constant('set' as const), key: fc.integer({ min: 0, max: 12 }), value: fc.integer() }),
