@@ -93,7 +93,7 @@ async function seedSpans(database: Database, rows: Row[], now: number): Promise<
   }
   const db = analyticsDb(database.db).withTables<SpanTables>();
   const spans = packSpans([...sums.values()]);
-  for (let i = 0; i < spans.length; i += 50) await db.insertInto('visit_rollup_spans').values(spans.slice(i, i + 500)).execute();
+  for (let i = 0; i < spans.length; i += 50) await db.insertInto('visit_rollup_spans').values(spans.slice(i, i + 50)).execute();
   // The service's first roll-up may have started the spans at today already: replaced.
   await db
     .insertInto('analytics_state')

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
-/** Tables of migration 0003 (analytics), kept apart from the shared schema file. */
+// Tables of migration 0003 (analytics) and later, kept apart from the shared schema file.
+
 /** One row per link and UTC day (migration 0008). */
 export interface VisitRollupTable {
   link_id: string;

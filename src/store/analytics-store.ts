@@ -53,15 +53,7 @@ export class KyselyAnalyticsStore implements StatsStore {
         .where('name', '=', SPANS_THROUGH);
       // Rollups are keyed link, day: reads name each day of a range, a seek per day.
       const parts = [throughPart, ...this.totalsParts(linkId, totals, fromDay, toDay)];
-      if (daily) {
-        parts.push(
-          this.spanDb
-            .selectFrom('visit_rollups')
-            .select([sql.lit('d').as('kind'), 'day', 's', 'q', sql.lit('').as('counts')])
-            .where('link_id', '=', linkId)
-            .where('day', 'in', daysBetween(fromDay, toDay)),
-        );
-      }
+      if (daily) parts.push(this.dayRows(linkId, fromDay, toDay, 'd', false));
       const rows = await parts.reduce((all, part) => all.unionAll(part)).execute();
       const seen = rows.find((r) => r.kind === 'z');
       this.spansThrough = seen === undefined ? undefined : Number(seen.s);
@@ -83,23 +75,26 @@ export class KyselyAnalyticsStore implements StatsStore {
   private totalsParts(linkId: string, dimensions: Dimension[], fromDay: string, toDay: string) {
     const whole: WindowPlan = { days: [{ from: fromDay, to: toDay, sign: 1 }], spans: [] };
     const plan = this.spansComplete && dimensions.every((d) => SPAN_DIMENSIONS.includes(d)) ? readPlan(fromDay, toDay, this.spansThrough) : whole;
-    const kind = (sign: 1 | -1) => sql.lit(sign > 0 ? '+' : '-').as('kind');
-    const days = plan.days.map(({ from, to, sign }) =>
-      this.spanDb
-        .selectFrom('visit_rollups')
-        .select([kind(sign), 'day', 's', 'q', 'counts'])
-        .where('link_id', '=', linkId)
-        .where('day', 'in', daysBetween(from, to)),
-    );
+    const kind = (sign: 1 | -1) => (sign > 0 ? '+' : '-');
+    const days = plan.days.map(({ from, to, sign }) => this.dayRows(linkId, from, to, kind(sign), true));
     const spans = plan.spans.map(({ span, starts, sign }) =>
       this.spanDb
         .selectFrom('visit_rollup_spans')
-        .select([kind(sign), sql<string>`start_day`.as('day'), sql.lit(0).as('s'), sql.lit(0).as('q'), 'counts'])
+        .select([sql.lit(kind(sign)).as('kind'), sql<string>`start_day`.as('day'), sql.lit(0).as('s'), sql.lit(0).as('q'), 'counts'])
         .where('link_id', '=', linkId)
         .where('span', '=', span)
         .where('start_day', 'in', starts),
     );
     return [...days, ...spans];
+  }
+
+  /** The daily rows of [from, to] as parts of read(): `kind`, day, s, q, and the counts when asked for. */
+  private dayRows(linkId: string, from: string, to: string, kind: string, counts: boolean) {
+    return this.spanDb
+      .selectFrom('visit_rollups')
+      .select([sql.lit(kind).as('kind'), 'day', 's', 'q', counts ? sql<string>`counts`.as('counts') : sql<string>`''`.as('counts')])
+      .where('link_id', '=', linkId)
+      .where('day', 'in', daysBetween(from, to));
   }
 
   /** Every count of the window, ordered by day, dimension and value. */

@@ -1,10 +1,11 @@
 import { DAY_MS, utcDay } from '../domain/time.js';
 
 /**
- * Span rollups: per link, dimension and value, the visits of 7 and of 28 consecutive UTC days, next to
- * the daily rows. Stats JSON sums every country, device and referrer over up to 90 days; from daily
- * rows alone that is 90 rows per value (23,000 for a busy link), and the scan costs more than the
- * 5 ms a stats read may take. With spans a 90-day window reads at most 8 rows per value (planWindow).
+ * Span rollups: per link, the visits of each country, device and referrer over 7 and over 28
+ * consecutive UTC days, next to the daily rows (one row per link and span, its counts as JSON since
+ * migration 0008). Stats JSON sums every country, device and referrer over up to 90 days; from daily
+ * rows alone that is 90 rows of all their values (23,000 counts for a busy link), more than the 5 ms
+ * a stats read may take. With spans a 90-day window reads at most 9 rows (planWindow, readPlan).
  * Spans start on multiples of their length counted in days since 1970-01-01, so a 28-day block is
  * exactly four 7-day ones.
  *
@@ -72,7 +73,7 @@ interface Part {
  * The fewest reads that sum the window, as a shortest walk over midnights: from the first day's to
  * the one after the last, each step a day or an aligned span, forwards (added) or backwards (taken
  * out). Any such walk counts every day of the window once and every other day as often added as
- * taken out. Each step reads about the same rows (every value of its dimensions), except days after
+ * taken out. Each step reads about the same (one row holding every value), except days after
  * the window: when it ends today they have no rows yet, so a span that runs past today is read whole
  * and its days to come taken out for nothing. 90 days take at most 8 reads, 6.3 on average.
  */

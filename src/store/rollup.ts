@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Dimension } from '../domain/analytics/ports.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
@@ -24,9 +24,10 @@ const ROWS_PER_STATEMENT = 500;
 export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Folds flushed journal batches into per-day, per-dimension rollups and the links' visit totals. Each
- * pass is one transaction that also deletes the journal rows it folded, so a count is folded exactly
- * once; the analytics_state row is locked first, so passes of several instances take turns.
+ * Folds flushed journal batches into the rollups (a row per link and day, and per link and span) and
+ * per-link visit deltas, which the roll-up adds to the links' visit totals at its end. Each pass is one
+ * transaction that also deletes the journal rows it folded, so a count is folded exactly once; the
+ * analytics_state row is locked first, so passes of several instances take turns.
  */
 export async function rollUp(db: Kysely<AnalyticsDB>, dialect: Dialect, now: number): Promise<number> {
   // Read before the journal: every visit older than this was flushed by then, so this pass folds it.
@@ -248,7 +249,8 @@ async function addToRows(tx: Transaction<AnalyticsDB>, dialect: Dialect, table: 
   const keyOf = (values: unknown[]) => values.map(String).join('|');
   for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
     const chunk = entries.slice(i, i + ROWS_PER_STATEMENT);
-    // Each key column narrowed to the chunk's values: a few rows more than asked for at most.
+    // Each key column narrowed to the chunk's values: the rows of every combination of them (for
+    // spans, the chunk's links × span lengths × starts), a superset that the key lookup below sorts out.
     const where = sql.join(
       table.key.map(([name], c) => sql`${sql.ref(name)} in (${sql.join([...new Set(chunk.map((e) => e.key[c]!))])})`),
       sql` and `,
@@ -272,15 +274,7 @@ async function addToRows(tx: Transaction<AnalyticsDB>, dialect: Dialect, table: 
  * updating `links` there touched a page for nearly every link of the pass.
  */
 async function addVisitDeltas(tx: Transaction<AnalyticsDB>, dialect: Dialect, perLink: Map<string, number>): Promise<void> {
-  const entries = [...perLink];
-  for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
-    const values = jsonRows(dialect, entries.slice(i, i + ROWS_PER_STATEMENT), [
-      ['link_id', 'text'],
-      ['n', 'bigint'],
-    ]);
-    await sql`insert into link_visit_deltas (link_id, n) select * from ${values} as v`.execute(tx);
-    await breathe();
-  }
+  await perLinkStatements(tx, dialect, perLink, (values) => sql`insert into link_visit_deltas (link_id, n) select * from ${values} as v`);
 }
 
 /**
@@ -301,13 +295,23 @@ async function applyVisitDeltas(db: Kysely<AnalyticsDB>, dialect: Dialect): Prom
 
 /** One UPDATE … FROM per chunk of links (both databases support it) instead of one statement per link. */
 async function addLinkVisits(tx: Transaction<AnalyticsDB>, dialect: Dialect, perLink: Map<string, number>): Promise<void> {
+  await perLinkStatements(tx, dialect, perLink, (values) => sql`update links set visits = links.visits + v.n from ${values} as v where links.id = v.link_id`);
+}
+
+/** One statement per chunk of a per-link count, given as rows (link_id, n) of one JSON parameter. */
+async function perLinkStatements(
+  tx: Transaction<AnalyticsDB>,
+  dialect: Dialect,
+  perLink: Map<string, number>,
+  statement: (values: RawBuilder<unknown>) => RawBuilder<unknown>,
+): Promise<void> {
   const entries = [...perLink];
   for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
     const values = jsonRows(dialect, entries.slice(i, i + ROWS_PER_STATEMENT), [
-      ['id', 'text'],
+      ['link_id', 'text'],
       ['n', 'bigint'],
     ]);
-    await sql`update links set visits = links.visits + v.n from ${values} as v where links.id = v.id`.execute(tx);
+    await statement(values).execute(tx);
     await breathe();
   }
 }

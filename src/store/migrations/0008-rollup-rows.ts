@@ -6,6 +6,10 @@ import { SqliteAdapter, sql, type Kysely } from 'kysely';
  * span likewise (docs/decisions.md, "Rollup rows"). A roll-up wrote about 30 rows per busy link and
  * day at every pass, and a stats read fetched a row per value of each day or span it sums; now one.
  *
+ * Stop instances of earlier versions before starting this one: their roll-up passes fail on the new
+ * tables (each rolls back and leaves its journal rows for this version to fold, so nothing is lost or
+ * counted twice) and keep failing until they are stopped.
+ *
  * SQLite: ordinary (rowid) tables. A row now holds hundreds of bytes to a few kilobytes, which a
  * WITHOUT ROWID table would move to overflow pages past about a kilobyte; a rowid table keeps up to
  * a page in the row.
