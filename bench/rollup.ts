@@ -1,15 +1,16 @@
 /**
- * npm run bench:rollup — what one roll-up costs an instance on SQLite with 10,000 busy links: a fresh
+ * npm run bench:rollup — what one roll-up costs an instance with 10,000 busy links, on SQLite and on
+ * PostgreSQL (when reachable at BENCH_POSTGRES_URL, default the local server): a fresh
  * database (bench/redirect/seed.ts), then per round 15 flushes of 40,000 visits each (15 s of the
  * redirect benchmark's traffic: random links, ten countries, three visitor classes, eight referrers)
  * through the real flush, then one roll-up (store/rollup.ts). Reported per round: the roll-up's wall
- * time and the bytes it added to SQLite's write-ahead log (automatic checkpoints off, the log emptied
- * before each roll-up), since every log page is written twice (log, then database at checkpoint) and
- * checkpoints stall the connection that commits. Round 1 creates the day's rollup rows, later rounds
+ * time and, on SQLite, the bytes it added to the write-ahead log (automatic checkpoints off, the log
+ * emptied before each roll-up), since every log page is written twice (log, then database at
+ * checkpoint) and checkpoints stall the connection that commits. Round 1 creates the day's rollup rows, later rounds
  * update them, as every roll-up but the first of a day does.
  *
- * Baseline in the same run: what updating `links.visits` in each of the 64 passes (as roll-ups did
- * before migration 0009) adds to the log, for the same links.
+ * Baseline in the same run (SQLite): what updating `links.visits` in each of the 64 passes (as
+ * roll-ups did before migration 0009) adds to the log, for the same links.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +23,7 @@ import { openDatabase } from '../src/store/database.js';
 import { BUCKETS, bucketOf } from '../src/store/journal.js';
 import { rollUp } from '../src/store/rollup.js';
 import { KyselyVisitStore } from '../src/store/visit-store.js';
+import { PG_ADMIN, postgresUrl } from './postgres.js';
 import { seedLinks } from './redirect/seed.js';
 
 const LINKS = 10_000;
@@ -37,20 +39,20 @@ const CLASSES: VisitClass[] = [
   { device: 'bot', browser: 'Googlebot', bot: true },
 ];
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-rollup-'));
-const file = path.join(dir, 'bench.db');
-try {
-  await seedLinks(`sqlite:${file}`, LINKS);
-  const database = await openDatabase(`sqlite:${file}`);
+/** Rounds of flushes and a roll-up on one database; with `sqliteFile`, the log each roll-up wrote too. */
+async function run(label: string, url: string, sqliteFile?: string): Promise<void> {
+  await seedLinks(url, LINKS);
+  const database = await openDatabase(url);
   const db = analyticsDb(database.db);
   const links = await db.selectFrom('links').select(['id', 'account_id']).execute();
   const store = new KyselyVisitStore(database);
-  const logBytes = () => (fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0);
-  const emptyLog = () => sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
-  await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
+  const logBytes = () => (sqliteFile && fs.existsSync(`${sqliteFile}-wal`) ? fs.statSync(`${sqliteFile}-wal`).size : 0);
+  const emptyLog = async () => {
+    if (sqliteFile) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
+  };
+  if (sqliteFile) await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
   const now = Date.now();
   const limits = { freeVisitsPerMonth: 1e12, trackingDailyLimit: 1e12 };
-  console.log(`${LINKS} links, ${FLUSHES} flushes of ${VISITS_PER_FLUSH} visits per round; SQLite at ${file}`);
   for (let round = 1; round <= ROUNDS; round++) {
     for (let f = 0; f < FLUSHES; f++) {
       const day: DayVisits = { day: utcDay(now), from: now, links: [], accounts: [], sources: [], countries: [], classes: [], referrers: [] };
@@ -67,16 +69,36 @@ try {
     }
     await emptyLog();
     const started = performance.now();
-    await rollUp(db, 'sqlite', now);
-    console.log(`round ${round}: roll-up of ${FLUSHES * VISITS_PER_FLUSH} visits ${(performance.now() - started).toFixed(0)} ms, ${(logBytes() / 1e6).toFixed(1)} MB of log`);
+    await rollUp(db, database.dialect, now);
+    const log = sqliteFile ? `, ${(logBytes() / 1e6).toFixed(1)} MB of log` : '';
+    console.log(`${label} round ${round}: roll-up of ${FLUSHES * VISITS_PER_FLUSH} visits ${(performance.now() - started).toFixed(0)} ms${log}`);
   }
-  await emptyLog();
-  for (let bucket = 0; bucket < BUCKETS; bucket++) {
-    const ids = links.filter((l) => bucketOf(l.id) === bucket).map((l) => l.id);
-    await db.transaction().execute((tx) => sql`update links set visits = visits + 1 where id in (${sql.join(ids)})`.execute(tx));
+  if (sqliteFile) {
+    await emptyLog();
+    for (let bucket = 0; bucket < BUCKETS; bucket++) {
+      const ids = links.filter((l) => bucketOf(l.id) === bucket).map((l) => l.id);
+      await db.transaction().execute((tx) => sql`update links set visits = visits + 1 where id in (${sql.join(ids)})`.execute(tx));
+    }
+    console.log(`${label} baseline, links.visits updated in each of ${BUCKETS} passes: ${(logBytes() / 1e6).toFixed(1)} MB of log`);
   }
-  console.log(`baseline, links.visits updated in each of ${BUCKETS} passes: ${(logBytes() / 1e6).toFixed(1)} MB of log`);
   await database.close();
+}
+
+console.log(`${LINKS} links, ${FLUSHES} flushes of ${VISITS_PER_FLUSH} visits per round`);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-rollup-'));
+try {
+  const file = path.join(dir, 'bench.db');
+  await run('SQLite', `sqlite:${file}`, file);
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
+}
+const pgDb = await postgresUrl('bench_rollup');
+if (pgDb) {
+  try {
+    await run('PostgreSQL', pgDb.url);
+  } finally {
+    await pgDb.drop();
+  }
+} else {
+  console.log(`PostgreSQL: not reachable at ${PG_ADMIN}, skipped`);
 }

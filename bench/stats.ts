@@ -18,7 +18,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { commands } from '../src/cli/commands.js';
 import { loadConfig } from '../src/config.js';
@@ -26,13 +25,13 @@ import { DAY_MS, utcDay } from '../src/domain/time.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { openDatabase, type Database } from '../src/store/database.js';
 import { packDays, packSpans } from '../src/store/rollup-counts.js';
+import { PG_ADMIN, postgresUrl } from './postgres.js';
 import { dayNumber, readPlan, spanStart, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, type SpanTables } from '../src/store/rollup-spans.js';
 
 const VISITS = 10_000_000;
 const DAYS = 90;
 const REQUESTS = 400;
 const WARM_UP = 200;
-const PG_ADMIN = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** One day's visits split over the values of each dimension with a long-tailed (1/rank) weighting. */
 function split(total: number, values: string[]): [string, number][] {
@@ -184,24 +183,6 @@ async function run(kind: string, url: string, shift: number): Promise<string[]> 
   return lines;
 }
 
-async function postgresUrl(): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
-  const admin = new pg.Client({ connectionString: PG_ADMIN, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-  } catch {
-    return undefined;
-  }
-  const name = `bench_stats_${crypto.randomBytes(4).toString('hex')}`;
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const drop = async () => {
-    const c = new pg.Client({ connectionString: PG_ADMIN });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  };
-  return { url: PG_ADMIN.replace(/\/[^/]*$/, `/${name}`), drop };
-}
 
 const shift = Date.now() - worstNow();
 const plan = readPlan(utcDay(Date.now() - shift - (DAYS - 1) * DAY_MS), utcDay(Date.now() - shift), dayNumber(utcDay(Date.now() - shift)) - 1);
@@ -211,7 +192,7 @@ console.log('| database | request | p50 | p99 |\n|---|---|---|---|');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-stats-'));
 console.log((await run('SQLite', `sqlite:${path.join(dir, 'stats.db')}`, shift)).join('\n'));
 fs.rmSync(dir, { recursive: true, force: true });
-const pgDb = await postgresUrl();
+const pgDb = await postgresUrl('bench_stats');
 if (pgDb) {
   console.log((await run('PostgreSQL', pgDb.url, shift)).join('\n'));
   await pgDb.drop();
