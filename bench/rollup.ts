@@ -7,7 +7,9 @@
  * time and, on SQLite, the bytes it added to the write-ahead log (automatic checkpoints off, the log
  * emptied before each roll-up), since every log page is written twice (log, then database at
  * checkpoint) and checkpoints stall the connection that commits. Round 1 creates the day's rollup rows, later rounds
- * update them, as every roll-up but the first of a day does.
+ * update them, as every roll-up but the first of a day does. Then the first roll-up after midnight,
+ * which adds the finished day to the 7- and 28-day spans (one transaction; on SQLite it holds the
+ * writing connection meanwhile).
  *
  * Baseline in the same run (SQLite): what updating `links.visits` in each of the 64 passes (as
  * roll-ups did before migration 0009) adds to the log, for the same links.
@@ -17,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { DayVisits, VisitClass } from '../src/domain/analytics/ports.js';
-import { utcDay } from '../src/domain/time.js';
+import { DAY_MS, utcDay } from '../src/domain/time.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { openDatabase } from '../src/store/database.js';
 import { BUCKETS, bucketOf } from '../src/store/journal.js';
@@ -73,6 +75,12 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
     const log = sqliteFile ? `, ${(logBytes() / 1e6).toFixed(1)} MB of log` : '';
     console.log(`${label} round ${round}: roll-up of ${FLUSHES * VISITS_PER_FLUSH} visits ${(performance.now() - started).toFixed(0)} ms${log}`);
   }
+  // The first roll-up after midnight adds the finished day's rows to the spans (foldFinishedDays).
+  await emptyLog();
+  const folding = performance.now();
+  await rollUp(db, database.dialect, now + DAY_MS);
+  const foldLog = sqliteFile ? `, ${(logBytes() / 1e6).toFixed(1)} MB of log` : '';
+  console.log(`${label} the day's ${LINKS} links folded into their spans after midnight: ${(performance.now() - folding).toFixed(0)} ms${foldLog}`);
   if (sqliteFile) {
     await emptyLog();
     for (let bucket = 0; bucket < BUCKETS; bucket++) {
