@@ -18,7 +18,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import type { DayVisits, VisitClass } from '../src/domain/analytics/ports.js';
+import { DayVisits } from '../src/domain/analytics/day-visits.js';
+import type { VisitClass } from '../src/domain/analytics/ports.js';
 import { DAY_MS, utcDay } from '../src/domain/time.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { openDatabase } from '../src/store/database.js';
@@ -57,15 +58,10 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
   const limits = { freeVisitsPerMonth: 1e12, trackingDailyLimit: 1e12 };
   for (let round = 1; round <= ROUNDS; round++) {
     for (let f = 0; f < FLUSHES; f++) {
-      const day: DayVisits = { day: utcDay(now), from: now, links: [], accounts: [], sources: [], countries: [], classes: [], referrers: [] };
+      const day = new DayVisits(utcDay(now), now, VISITS_PER_FLUSH);
       for (let i = 0; i < VISITS_PER_FLUSH; i++) {
         const link = links[Math.floor(Math.random() * links.length)]!;
-        day.links.push(link.id);
-        day.accounts.push(link.account_id);
-        day.sources.push(i % 3 === 0 ? 'q' : 's');
-        day.countries.push(COUNTRIES[i % COUNTRIES.length]!);
-        day.classes.push(CLASSES[i % CLASSES.length]!);
-        day.referrers.push(REFERRERS[(i * 7) % REFERRERS.length]!);
+        day.add(link.id, link.account_id, i % 3 === 0 ? 'q' : 's', COUNTRIES[i % COUNTRIES.length]!, CLASSES[i % CLASSES.length]!, REFERRERS[(i * 7) % REFERRERS.length]!);
       }
       await store.flush({ instanceId: 'bench', startedAt: now, now, days: [day], dropped: [], limits });
     }

@@ -3,22 +3,15 @@ import { test } from 'node:test';
 import { accountTotals, trim } from '../src/domain/analytics/allocation.js';
 import { classifyAgent, referrerHost, VisitClassifier } from '../src/domain/analytics/classify.js';
 import { CSV_HEADER, toCsv } from '../src/domain/analytics/csv.js';
-import type { DayVisits } from '../src/domain/analytics/ports.js';
+import { DayVisits } from '../src/domain/analytics/day-visits.js';
 import { UA } from './helpers/analytics.js';
 
 /** Visits in arrival order, as [link, account] pairs. */
 function day(visits: [string, string | null][]): DayVisits {
   const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
-  return {
-    day: '2026-11-15',
-    from: 0,
-    links: visits.map(([link]) => link),
-    accounts: visits.map(([, account]) => account),
-    sources: visits.map(() => 's'),
-    countries: visits.map(() => 'DE'),
-    classes: visits.map(() => visitor),
-    referrers: visits.map(() => 'direct'),
-  };
+  const buffer = new DayVisits('2026-11-15', 0, 1);
+  for (const [link, account] of visits) buffer.add(link, account, 's', 'DE', visitor, 'direct');
+  return buffer;
 }
 
 test('each account keeps its first granted visits in arrival order; the rest is refused per link', () => {

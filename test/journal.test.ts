@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { test } from 'node:test';
-import type { DayVisits, VisitClass } from '../src/domain/analytics/ports.js';
+import { DayVisits } from '../src/domain/analytics/day-visits.js';
+import type { VisitClass } from '../src/domain/analytics/ports.js';
 import { bucketOf, decodeBatch, encodeDay } from '../src/store/journal.js';
 
 const mobile: VisitClass = { device: 'mobile', browser: 'Mobile Safari', bot: false };
@@ -9,17 +10,20 @@ const crawler: VisitClass = { device: 'bot', browser: 'other', bot: true };
 
 test('a journal batch decodes to exactly the kept visits of its bucket, whatever their values', () => {
   const links = Array.from({ length: 40 }, () => crypto.randomUUID());
-  const visits: DayVisits = { day: '2026-11-21', from: 0, links: [], accounts: [], sources: [], countries: [], classes: [], referrers: [] };
+  const visits = new DayVisits('2026-11-21', 0, 16);
+  const sent: string[] = [];
   for (let i = 0; i < 1000; i++) {
-    visits.links.push(links[i % links.length]!);
-    visits.accounts.push(null);
-    visits.sources.push(i % 3 === 0 ? 'q' : 's');
-    visits.countries.push(i % 7 === 0 ? 'unknown' : ['DE', 'US', 'JP'][i % 3]!);
-    visits.classes.push(i % 5 === 0 ? crawler : mobile);
+    const link = links[i % links.length]!;
+    const source = i % 3 === 0 ? 'q' : 's';
+    const country = i % 7 === 0 ? 'unknown' : ['DE', 'US', 'JP'][i % 3]!;
+    const visitor = i % 5 === 0 ? crawler : mobile;
     // Non-ASCII hosts and long values survive the header's JSON.
-    visits.referrers.push(i % 4 === 0 ? 'direct' : `bücher-${i % 9}.example`);
+    const referrer = i % 4 === 0 ? 'direct' : `bücher-${i % 9}.example`;
+    assert.equal(visits.add(link, null, source, country, visitor, referrer), true);
+    sent.push([link, source, country, visitor.device, visitor.browser, visitor.bot, referrer].join('|'));
   }
-  const keep = Uint8Array.from(visits.links, (_, i) => (i % 10 === 9 ? 0 : 1));
+  assert.equal(visits.count, 1000);
+  const keep = Uint8Array.from(sent, (_, i) => (i % 10 === 9 ? 0 : 1));
   const seen: string[] = [];
   for (const [bucket, data] of encodeDay(visits, keep)) {
     const batch = decodeBatch(data);
@@ -31,9 +35,7 @@ test('a journal batch decodes to exactly the kept visits of its bucket, whatever
       seen.push([batch.links[batch.word(i, 0)], packed & 1 ? 'q' : 's', batch.countries[(packed >>> 1) & 0x7fff], visitor.device, visitor.browser, visitor.bot, batch.referrers[batch.word(i, 1)]].join('|'));
     }
   }
-  const expected = visits.links.flatMap((link, i) =>
-    keep[i] ? [[link, visits.sources[i], visits.countries[i], visits.classes[i]!.device, visits.classes[i]!.browser, visits.classes[i]!.bot, visits.referrers[i]].join('|')] : [],
-  );
+  const expected = sent.filter((_, i) => keep[i]);
   assert.equal(seen.length, 900);
   assert.deepEqual(seen.sort(), expected.sort());
 });

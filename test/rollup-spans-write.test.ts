@@ -6,6 +6,7 @@ import { DAY_MS, utcDay } from '../src/domain/time.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { openDatabase } from '../src/store/database.js';
 import { migrateToLatest, migrationProvider } from '../src/store/migrations.js';
+import { DayVisits } from '../src/domain/analytics/day-visits.js';
 import { bucketOf, encodeDay } from '../src/store/journal.js';
 import { rollUp } from '../src/store/rollup.js';
 import { countRows, parseCounts } from '../src/store/rollup-counts.js';
@@ -103,7 +104,10 @@ eachDatabase('roll-up passes', (kind) => {
     const day = utcDay(h.clock.now());
     const mobile = { device: 'mobile' as const, browser: 'Mobile Safari', bot: false };
     // Two visits per flush, one per source: 250 flushes are two passes and more (120 journal rows each).
-    const [bucket, data] = [...encodeDay({ day, from: h.clock.now(), links: [link.id, link.id], accounts: [null, null], sources: ['s', 'q'], countries: ['DE', 'FR'], classes: [mobile, mobile], referrers: ['a.example', 'direct'] }, null)][0]!;
+    const flushed = new DayVisits(day, h.clock.now());
+    flushed.add(link.id, null, 's', 'DE', mobile, 'a.example');
+    flushed.add(link.id, null, 'q', 'FR', mobile, 'direct');
+    const [bucket, data] = [...encodeDay(flushed, null)][0]!;
     assert.equal(bucket, bucketOf(link.id));
     const rows = Array.from({ length: 250 }, () => ({ id: crypto.randomUUID(), bucket, created_at: h.clock.now(), entries: '', data }));
     for (let i = 0; i < rows.length; i += 50) await db.insertInto('visit_journal').values(rows.slice(i, i + 50)).execute();

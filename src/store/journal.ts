@@ -4,14 +4,11 @@ import type { DayVisits, DeviceClass, Source, VisitClass } from '../domain/analy
  * The journal: what a flush makes durable, folded into the rollups later (rollup.ts). A batch holds one
  * UTC day's visits of one bucket of links, in binary: a JSON header naming the links, referrers, visitor
  * classes and countries it uses, then three little-endian 32-bit words per visit (link index, referrer
- * index, class << 16 | country << 1 | source). Writing it costs a few map lookups per visit and no
- * object per visit (the JSON counts it replaced needed an object per distinct count).
+ * index, class << 16 | country << 1 | source), the layout of the day's buffer (day-visits.ts) with
+ * the indexes mapped to the batch's tables: a few lookups by number per visit, no object per visit.
  */
 const VERSION = 1;
 const WORDS_PER_VISIT = 3;
-/** Countries fit in 15 bits, classes in 16 (in practice: 678 and ~460 values). */
-const MAX_COUNTRIES = 1 << 15;
-const MAX_CLASSES = 1 << 16;
 
 /**
  * Roll-up buckets. A pass folds one bucket in one transaction, so it touches about 1/64 of the links
@@ -22,54 +19,63 @@ export const BUCKETS = 64;
 /** Link ids are random UUIDs: their last two hex digits spread links evenly. */
 export const bucketOf = (linkId: string): number => (parseInt(linkId.slice(-2), 16) || 0) % BUCKETS;
 
-/** Indexes of the distinct values a batch uses, in first-use order. */
-class Index<K> {
-  readonly values: K[] = [];
-  private readonly map = new Map<K, number>();
-  of(value: K): number {
-    let i = this.map.get(value);
-    if (i === undefined) {
-      i = this.values.length;
-      this.values.push(value);
-      this.map.set(value, i);
-    }
+/** Indexes, in first-use order, of the day's table entries (day-visits.ts) that a batch uses. */
+class Index {
+  readonly used: number[] = [];
+  private readonly map = new Map<number, number>();
+  of(dayIndex: number): number {
+    let i = this.map.get(dayIndex);
+    if (i === undefined) this.map.set(dayIndex, (i = this.used.push(dayIndex) - 1));
     return i;
   }
 }
 
+/** One bucket's visits of a day, with its own tables (links, referrers, classes, countries it uses). */
 class BatchWriter {
   readonly links: string[] = [];
-  readonly referrers = new Index<string>();
-  readonly classes = new Index<VisitClass>();
-  readonly countries = new Index<string>();
-  readonly words: number[] = [];
+  private readonly referrers = new Index();
+  private readonly classes = new Index();
+  private readonly countries = new Index();
+  private words = new Uint32Array(WORDS_PER_VISIT * 64);
+  private visits = 0;
 
-  constructor(readonly day: string) {}
+  constructor(private readonly day: DayVisits) {}
 
-  add(link: number, referrer: string, visitor: VisitClass, country: string, source: Source): void {
-    const c = this.classes.of(visitor);
-    const k = this.countries.of(country);
-    if (c >= MAX_CLASSES || k >= MAX_COUNTRIES) throw new Error('journal batch: too many distinct classes or countries');
-    this.words.push(link, this.referrers.of(referrer), ((c << 16) | (k << 1) | (source === 'q' ? 1 : 0)) >>> 0);
+  /** A visit: its link's index in this batch, and visit i of the day for the rest. */
+  add(link: number, i: number): void {
+    const packed = this.day.packed(i);
+    const c = this.classes.of(packed >>> 16);
+    const k = this.countries.of((packed >>> 1) & 0x7fff);
+    if (WORDS_PER_VISIT * (this.visits + 1) > this.words.length) {
+      const grown = new Uint32Array(this.words.length * 2);
+      grown.set(this.words);
+      this.words = grown;
+    }
+    const at = WORDS_PER_VISIT * this.visits++;
+    this.words[at] = link;
+    this.words[at + 1] = this.referrers.of(this.day.referrer(i));
+    this.words[at + 2] = ((c << 16) | (k << 1) | (packed & 1)) >>> 0;
   }
 
   encode(): Buffer {
+    const { day } = this;
     const header = Buffer.from(
       JSON.stringify({
         v: VERSION,
-        day: this.day,
+        day: day.day,
         links: this.links,
-        referrers: this.referrers.values,
-        classes: this.classes.values.map((c) => [c.device, c.browser, c.bot ? 1 : 0]),
-        countries: this.countries.values,
+        referrers: this.referrers.used.map((r) => day.referrers[r]),
+        classes: this.classes.used.map((c) => day.classes[c]!).map((c) => [c.device, c.browser, c.bot ? 1 : 0]),
+        countries: this.countries.used.map((k) => day.countries[k]),
       }),
     );
     // The words start on a 4-byte boundary after the header's length and the header (padded with spaces).
     const start = 4 + header.length + ((4 - (header.length % 4)) % 4);
-    const out = Buffer.alloc(start + this.words.length * 4, 0x20);
+    const out = Buffer.alloc(start + this.visits * WORDS_PER_VISIT * 4, 0x20);
     out.writeUInt32LE(header.length, 0);
     header.copy(out, 4);
-    for (let i = 0, at = start; i < this.words.length; i++, at += 4) out.writeUInt32LE(this.words[i]!, at);
+    // Little-endian on every platform the service runs on; written one word at a time to be sure.
+    for (let w = 0, at = start; w < this.visits * WORDS_PER_VISIT; w++, at += 4) out.writeUInt32LE(this.words[w]!, at);
     return out;
   }
 }
@@ -77,39 +83,42 @@ class BatchWriter {
 /** The kept visits of one day (keep: null means all), encoded per bucket. */
 export function encodeDay(day: DayVisits, keep: Uint8Array | null): Map<number, Buffer> {
   const encoder = new DayEncoder(day, keep);
-  encoder.add(0, day.links.length);
+  encoder.add(0, day.count);
   return encoder.finish();
 }
 
 /**
  * encodeDay a slice of visits at a time (add), for callers on the event loop: a busy second holds tens
- * of thousands of visits, about 0.4 µs each to encode.
+ * of thousands of visits.
  */
 export class DayEncoder {
   private readonly writers = new Map<number, BatchWriter>();
-  // One lookup per visit finds the link's batch and its index there.
-  private readonly slots = new Map<string, { writer: BatchWriter; index: number }>();
+  /** Per link of the day (its index there): its batch, and its index in that batch. */
+  private readonly writerOf: (BatchWriter | undefined)[] = [];
+  private readonly slot: Int32Array;
 
   constructor(
     private readonly day: DayVisits,
     private readonly keep: Uint8Array | null,
-  ) {}
+  ) {
+    this.slot = new Int32Array(day.links.length);
+  }
 
   /** Visits [from, to) of the day. */
   add(from: number, to: number): void {
-    const { day, keep, writers, slots } = this;
+    const { day, keep, writers, writerOf, slot } = this;
     for (let i = from; i < to; i++) {
       if (keep !== null && keep[i] === 0) continue;
-      const linkId = day.links[i]!;
-      let slot = slots.get(linkId);
-      if (slot === undefined) {
-        const bucket = bucketOf(linkId);
-        let writer = writers.get(bucket);
-        if (writer === undefined) writers.set(bucket, (writer = new BatchWriter(day.day)));
-        slot = { writer, index: writer.links.push(linkId) - 1 };
-        slots.set(linkId, slot);
+      const l = day.link(i);
+      let writer = writerOf[l];
+      if (writer === undefined) {
+        const bucket = bucketOf(day.links[l]!);
+        writer = writers.get(bucket);
+        if (writer === undefined) writers.set(bucket, (writer = new BatchWriter(day)));
+        writerOf[l] = writer;
+        slot[l] = writer.links.push(day.links[l]!) - 1;
       }
-      slot.writer.add(slot.index, day.referrers[i]!, day.classes[i]!, day.countries[i]!, day.sources[i]!);
+      writer.add(slot[l]!, i);
     }
   }
 

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { countAccounts, sortedTotals, TRIAL_GROUP, trim, type Trimmed } from '../domain/analytics/allocation.js';
+import { accountTotals, TRIAL_GROUP, trim, type Trimmed } from '../domain/analytics/allocation.js';
 import type { DayVisits, FlushBatch, FlushResult, GapReason, RecordingLimits, Shortfall, VisitStore } from '../domain/analytics/ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database, Dialect } from './database.js';
@@ -37,12 +37,8 @@ export class KyselyVisitStore implements VisitStore {
     const prepared: { encoded: Map<number, Buffer>; totals: [string, number][] }[] = [];
     for (const day of batch.days) {
       const encoder = new DayEncoder(day, null);
-      const counts = new Map<string, number>();
-      await inSlices(day.links.length, (from, to) => {
-        encoder.add(from, to);
-        countAccounts(day, from, to, counts);
-      });
-      prepared.push({ encoded: encoder.finish(), totals: sortedTotals(counts) });
+      await inSlices(day.count, (from, to) => encoder.add(from, to));
+      prepared.push({ encoded: encoder.finish(), totals: accountTotals(day) });
     }
     return this.db.transaction().execute(async (tx) => {
       // Every day row of the batch is locked first, in ascending order (see grant).
@@ -52,7 +48,7 @@ export class KyselyVisitStore implements VisitStore {
       const shortfalls: Shortfall[] = [];
       for (const [d, day] of batch.days.entries()) {
         const { keep, kept, refused, reasons } = await this.grant(tx, day, prepared[d]!.totals, batch.limits);
-        total += day.links.length;
+        total += day.count;
         recorded += kept;
         for (const [linkId, r] of refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
         await this.writeJournal(tx, keep === null ? prepared[d]!.encoded : await encodeKept(day, keep), batch.now);
@@ -72,7 +68,7 @@ export class KyselyVisitStore implements VisitStore {
    * one as a deadlock.
    */
   private async grant(tx: Tx, day: DayVisits, totals: [string, number][], limits: RecordingLimits): Promise<Trimmed & { reasons: Map<string, GapReason> }> {
-    let dayLeft = await grantDay(tx, day.day, day.links.length, limits.trackingDailyLimit);
+    let dayLeft = await grantDay(tx, day.day, day.count, limits.trackingDailyLimit);
     const granted = new Map<string, number>();
     const reasons = new Map<string, GapReason>();
     let accounts = 0;
@@ -173,6 +169,6 @@ async function inSlices(n: number, work: (from: number, to: number) => void): Pr
 
 async function encodeKept(day: DayVisits, keep: Uint8Array): Promise<Map<number, Buffer>> {
   const encoder = new DayEncoder(day, keep);
-  await inSlices(day.links.length, (from, to) => encoder.add(from, to));
+  await inSlices(day.count, (from, to) => encoder.add(from, to));
   return encoder.finish();
 }

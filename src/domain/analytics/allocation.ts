@@ -8,23 +8,17 @@ export const TRIAL_GROUP = '~trial';
 
 /** Visits of one day per account (trial links as TRIAL_GROUP), accounts in ascending order: the lock order. */
 export function accountTotals(day: DayVisits): [string, number][] {
-  const counts = new Map<string, number>();
-  countAccounts(day, 0, day.accounts.length, counts);
-  return sortedTotals(counts);
-}
-
-/**
- * Counts visits [from, to) of the day into `counts`, per account: a busy second holds tens of
- * thousands of visits, which a caller on the event loop counts a slice at a time.
- */
-export function countAccounts(day: DayVisits, from: number, to: number, counts: Map<string, number>): void {
-  for (let i = from; i < to; i++) {
-    const key = day.accounts[i] ?? TRIAL_GROUP;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+  // Per link first (a typed array indexed by the day's link index), then per account: one map
+  // update per link, not per visit.
+  const perLink = new Uint32Array(day.links.length);
+  for (let i = 0; i < day.count; i++) perLink[day.link(i)]!++;
+  const totals = new Map<string, number>();
+  for (let l = 0; l < perLink.length; l++) {
+    const key = day.accounts[l] ?? TRIAL_GROUP;
+    totals.set(key, (totals.get(key) ?? 0) + perLink[l]!);
   }
+  return [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
-
-export const sortedTotals = (counts: Map<string, number>): [string, number][] => [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 export interface Trimmed {
   /** keep[i] === 1 when visit i is recorded; null when every visit is. */
@@ -39,7 +33,7 @@ export interface Trimmed {
  * the rule is tested without a database. `totals` are accountTotals(day), passed by a caller that has them.
  */
 export function trim(day: DayVisits, granted: Map<string, number>, totals = accountTotals(day)): Trimmed {
-  const n = day.links.length;
+  const n = day.count;
   let short = false;
   const left = new Map<string, number>();
   for (const [account, total] of totals) {
@@ -52,14 +46,15 @@ export function trim(day: DayVisits, granted: Map<string, number>, totals = acco
   const refused = new Map<string, { account: string; count: number }>();
   let kept = 0;
   for (let i = 0; i < n; i++) {
-    const account = day.accounts[i] ?? TRIAL_GROUP;
+    const l = day.link(i);
+    const account = day.accounts[l] ?? TRIAL_GROUP;
     const budget = left.get(account)!;
     if (budget > 0) {
       left.set(account, budget - 1);
       keep[i] = 1;
       kept++;
     } else {
-      const link = day.links[i]!;
+      const link = day.links[l]!;
       const known = refused.get(link);
       if (known) known.count++;
       else refused.set(link, { account, count: 1 });

@@ -18,22 +18,9 @@ export interface VisitClass {
   bot: boolean;
 }
 
-/**
- * The visits of one UTC day in arrival order, as parallel arrays: the redirect path appends references
- * to strings and objects it already holds, so a visit allocates nothing of its own. Never an address.
- */
-export interface DayVisits {
-  day: string;
-  /** Time of the first visit: refusals are reported from here. */
-  from: number;
-  links: string[];
-  /** The link's account; null for trial links. */
-  accounts: (string | null)[];
-  sources: Source[];
-  countries: string[];
-  classes: VisitClass[];
-  referrers: string[];
-}
+/** The visits of one UTC day in arrival order (day-visits.ts). Never an address. */
+import type { DayVisits } from './day-visits.js';
+export type { DayVisits };
 
 /** Visits of one link that were not recorded, and the span of time they fell in. */
 export interface Shortfall {

@@ -1,6 +1,7 @@
 import { DAY_MS, utcDay, type Clock } from '../time.js';
 import { VisitClassifier } from './classify.js';
-import type { DayVisits, RecordingLimits, Shortfall, Source, VisitStore } from './ports.js';
+import { DayVisits } from './day-visits.js';
+import type { RecordingLimits, Shortfall, Source, VisitStore } from './ports.js';
 
 
 export interface RecorderOptions {
@@ -16,7 +17,6 @@ export interface RecorderOptions {
   onError: (error: unknown) => void;
 }
 
-const emptyDay = (day: string, from: number): DayVisits => ({ day, from, links: [], accounts: [], sources: [], countries: [], classes: [], referrers: [] });
 
 /**
  * Records visits off the redirect's critical path: `record` appends references it already holds to
@@ -30,7 +30,9 @@ export class VisitRecorder {
   /** Buffered visits per UTC day number; almost always one day. */
   private days = new Map<number, DayVisits>();
   private dayNumber = -1;
-  private day: DayVisits = emptyDay('', 0);
+  private day: DayVisits = new DayVisits('', 0, 1);
+  /** Visits of the last day buffer taken: the next one starts that large, so it need not grow. */
+  private lastCount = 1024;
   private buffered = 0;
   /** Visits of flushes in flight or failed: retried with the next flush. */
   private pending: DayVisits[] = [];
@@ -53,18 +55,14 @@ export class VisitRecorder {
     if (this.buffered + this.pendingVisits >= this.o.bufferMaxVisits) return this.drop(linkId, 1, t, t);
     const dayNumber = Math.floor(t / DAY_MS);
     const day = dayNumber === this.dayNumber ? this.day : this.dayOf(dayNumber, t);
-    day.links.push(linkId);
-    day.accounts.push(accountId);
-    day.sources.push(source);
-    day.countries.push(country);
-    day.classes.push(this.classifier.userAgent(userAgent));
-    day.referrers.push(this.classifier.referrer(referer));
+    // False only past 65,536 distinct visitor classes or 32,768 countries in a day: never in practice.
+    if (!day.add(linkId, accountId, source, country, this.classifier.userAgent(userAgent), this.classifier.referrer(referer))) return this.drop(linkId, 1, t, t);
     this.buffered++;
   }
 
   private dayOf(dayNumber: number, t: number): DayVisits {
     let day = this.days.get(dayNumber);
-    if (!day) this.days.set(dayNumber, (day = emptyDay(utcDay(dayNumber * DAY_MS), t)));
+    if (!day) this.days.set(dayNumber, (day = new DayVisits(utcDay(dayNumber * DAY_MS), t, this.lastCount)));
     this.dayNumber = dayNumber;
     this.day = day;
     return day;
@@ -158,6 +156,7 @@ export class VisitRecorder {
       const known = byDay.get(day.day);
       byDay.set(day.day, known ? join(known, day) : day);
     }
+    if (this.day.count > 0) this.lastCount = this.day.count;
     this.pendingVisits += this.buffered;
     this.buffered = 0;
     this.days = new Map();
@@ -192,14 +191,8 @@ export class VisitRecorder {
 
 /** Older visits first: the order in which allowances are granted. */
 function join(a: DayVisits, b: DayVisits): DayVisits {
-  return {
-    day: a.day,
-    from: Math.min(a.from, b.from),
-    links: a.links.concat(b.links),
-    accounts: a.accounts.concat(b.accounts),
-    sources: a.sources.concat(b.sources),
-    countries: a.countries.concat(b.countries),
-    classes: a.classes.concat(b.classes),
-    referrers: a.referrers.concat(b.referrers),
-  };
+  const joined = new DayVisits(a.day, Math.min(a.from, b.from), a.count + b.count);
+  joined.append(a);
+  joined.append(b);
+  return joined;
 }

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DayVisits, MAX_COUNTRIES } from '../src/domain/analytics/day-visits.js';
+import type { Source, VisitClass } from '../src/domain/analytics/ports.js';
+
+type Visit = [link: string, account: string | null, source: Source, country: string, visitor: VisitClass, referrer: string];
+
+const read = (day: DayVisits): string[] =>
+  Array.from({ length: day.count }, (_, i) => {
+    const l = day.link(i);
+    const packed = day.packed(i);
+    const visitor = day.classes[packed >>> 16]!;
+    return [day.links[l], day.accounts[l], packed & 1 ? 'q' : 's', day.countries[(packed >>> 1) & 0x7fff], visitor.device, visitor.browser, visitor.bot, day.referrers[day.referrer(i)]].join('|');
+  });
+const line = ([link, account, source, country, visitor, referrer]: Visit) => [link, account, source, country, visitor.device, visitor.browser, visitor.bot, referrer].join('|');
+
+const visits = (n: number, salt: string): Visit[] =>
+  Array.from({ length: n }, (_, i) => [
+    `link-${salt}-${i % 7}`,
+    i % 7 === 3 ? null : `account-${(i % 7) % 2}`,
+    i % 3 === 0 ? 'q' : 's',
+    ['DE', 'FR', 'unknown'][i % 3]!,
+    { device: i % 2 ? 'mobile' : 'bot', browser: `B${i % 4}`, bot: i % 2 === 0 },
+    i % 5 === 0 ? 'direct' : `r${i % 11}.example`,
+  ]);
+
+test('a day buffer gives back every visit in arrival order, growing from a capacity of one', () => {
+  const day = new DayVisits('2026-11-21', 5, 1);
+  const sent = visits(5000, 'a');
+  for (const v of sent) assert.equal(day.add(...v), true);
+  assert.equal(day.count, 5000);
+  assert.deepEqual(read(day), sent.map(line));
+  // Each distinct value once in the tables; visitor objects of equal content share one class.
+  assert.equal(day.links.length, 7);
+  assert.equal(day.classes.length, 4);
+  assert.equal(day.countries.length, 3);
+});
+
+test('appending another buffer of the day keeps both in order, whatever their tables', () => {
+  const a = new DayVisits('2026-11-21', 5);
+  const b = new DayVisits('2026-11-21', 3);
+  const first = visits(300, 'a');
+  const second = visits(200, 'b').reverse();
+  for (const v of first) a.add(...v);
+  for (const v of second) b.add(...v);
+  const joined = new DayVisits('2026-11-21', 3);
+  joined.append(a);
+  joined.append(b);
+  assert.deepEqual(read(joined), [...first, ...second].map(line));
+});
+
+test('a visit whose country would not fit the packed word is refused, and nothing of it is kept', () => {
+  const day = new DayVisits('2026-11-21', 0);
+  const visitor: VisitClass = { device: 'desktop', browser: 'Chrome', bot: false };
+  for (let k = 0; k < MAX_COUNTRIES; k++) assert.equal(day.add('L', null, 's', `C${k}`, visitor, 'direct'), true);
+  assert.equal(day.add('M', null, 's', 'one too many', visitor, 'direct'), false);
+  assert.equal(day.count, MAX_COUNTRIES);
+  assert.deepEqual(day.links, ['L']);
+});
