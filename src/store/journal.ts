@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { DayVisits, DeviceClass, Source, VisitClass } from '../domain/analytics/ports.js';
 
 /**
@@ -9,6 +10,7 @@ import type { DayVisits, DeviceClass, Source, VisitClass } from '../domain/analy
  */
 const VERSION = 1;
 const WORDS_PER_VISIT = 3;
+const LITTLE_ENDIAN = os.endianness() === 'LE';
 
 /**
  * Roll-up buckets. A pass folds one bucket in one transaction, so it touches about 1/64 of the links
@@ -74,8 +76,10 @@ class BatchWriter {
     const out = Buffer.alloc(start + this.visits * WORDS_PER_VISIT * 4, 0x20);
     out.writeUInt32LE(header.length, 0);
     header.copy(out, 4);
-    // Little-endian on every platform the service runs on; written one word at a time to be sure.
-    for (let w = 0, at = start; w < this.visits * WORDS_PER_VISIT; w++, at += 4) out.writeUInt32LE(this.words[w]!, at);
+    const words = this.visits * WORDS_PER_VISIT;
+    // The words are little-endian: on such a machine (every one the service runs on) one copy.
+    if (LITTLE_ENDIAN) out.set(new Uint8Array(this.words.buffer, 0, 4 * words), start);
+    else for (let w = 0, at = start; w < words; w++, at += 4) out.writeUInt32LE(this.words[w]!, at);
     return out;
   }
 }
@@ -84,7 +88,7 @@ class BatchWriter {
 export function encodeDay(day: DayVisits, keep: Uint8Array | null): Map<number, Buffer> {
   const encoder = new DayEncoder(day, keep);
   encoder.add(0, day.count);
-  return encoder.finish();
+  return new Map(encoder.batches());
 }
 
 /**
@@ -122,10 +126,9 @@ export class DayEncoder {
     }
   }
 
-  finish(): Map<number, Buffer> {
-    const out = new Map<number, Buffer>();
-    for (const [bucket, writer] of this.writers) out.set(bucket, writer.encode());
-    return out;
+  /** Each bucket's batch, encoded as it is asked for (a caller on the event loop may yield between). */
+  *batches(): Generator<[bucket: number, data: Buffer]> {
+    for (const [bucket, writer] of this.writers) yield [bucket, writer.encode()];
   }
 }
 

@@ -12,8 +12,9 @@ type Tx = Transaction<AnalyticsDB>;
 
 /** Journal rows per INSERT: every flush writes up to one per bucket (64). */
 const JOURNAL_ROWS_PER_STATEMENT = 16;
-/** Visits encoded between yields to the event loop: about 2 ms of work. */
+/** Visits encoded between yields to the event loop, and batches (one per bucket) finished: about 1 ms of work. */
 const VISITS_PER_SLICE = 4096;
+const BATCHES_PER_SLICE = 8;
 /** Accounts granted between yields to the event loop. */
 const ACCOUNTS_PER_YIELD = 32;
 
@@ -36,9 +37,7 @@ export class KyselyVisitStore implements VisitStore {
     // again inside.
     const prepared: { encoded: Map<number, Buffer>; totals: [string, number][] }[] = [];
     for (const day of batch.days) {
-      const encoder = new DayEncoder(day, null);
-      await inSlices(day.count, (from, to) => encoder.add(from, to));
-      prepared.push({ encoded: encoder.finish(), totals: accountTotals(day) });
+      prepared.push({ encoded: await encodeInSlices(day, null), totals: accountTotals(day) });
     }
     return this.db.transaction().execute(async (tx) => {
       // Every day row of the batch is locked first, in ascending order (see grant).
@@ -51,7 +50,7 @@ export class KyselyVisitStore implements VisitStore {
         total += day.count;
         recorded += kept;
         for (const [linkId, r] of refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
-        await this.writeJournal(tx, keep === null ? prepared[d]!.encoded : await encodeKept(day, keep), batch.now);
+        await this.writeJournal(tx, keep === null ? prepared[d]!.encoded : await encodeInSlices(day, keep), batch.now);
       }
       const gaps = [...shortfalls, ...batch.dropped].sort((a, b) => (`${a.linkId}|${a.reason}` < `${b.linkId}|${b.reason}` ? -1 : 1));
       for (const gap of gaps) await addGap(tx, gap);
@@ -167,8 +166,14 @@ async function inSlices(n: number, work: (from: number, to: number) => void): Pr
   }
 }
 
-async function encodeKept(day: DayVisits, keep: Uint8Array): Promise<Map<number, Buffer>> {
+/** encodeDay (journal.ts) with a yield after each slice of visits and after every few batches. */
+async function encodeInSlices(day: DayVisits, keep: Uint8Array | null): Promise<Map<number, Buffer>> {
   const encoder = new DayEncoder(day, keep);
   await inSlices(day.count, (from, to) => encoder.add(from, to));
-  return encoder.finish();
+  const out = new Map<number, Buffer>();
+  for (const [bucket, data] of encoder.batches()) {
+    out.set(bucket, data);
+    if (out.size % BATCHES_PER_SLICE === 0) await breathe();
+  }
+  return out;
 }
