@@ -43,10 +43,9 @@ test('appending another buffer of the day keeps both in order, whatever their ta
   const second = visits(200, 'b').reverse();
   for (const v of first) a.add(...v);
   for (const v of second) b.add(...v);
-  const joined = new DayVisits('2026-11-21', 3);
-  joined.append(a);
-  joined.append(b);
-  assert.deepEqual(read(joined), [...first, ...second].map(line));
+  assert.deepEqual(a.append(b), []);
+  assert.deepEqual(read(a), [...first, ...second].map(line));
+  assert.equal(a.from, 3);
 });
 
 test('a visit whose country would not fit the packed word is refused, and nothing of it is kept', () => {
@@ -56,4 +55,11 @@ test('a visit whose country would not fit the packed word is refused, and nothin
   assert.equal(day.add('M', null, 's', 'one too many', visitor, 'direct'), false);
   assert.equal(day.count, MAX_COUNTRIES);
   assert.deepEqual(day.links, ['L']);
+  assert.equal(day.countries.length, MAX_COUNTRIES);
+  // Appended visits that do not fit are handed back by link, so the recorder reports them as a gap.
+  const later = new DayVisits('2026-11-21', 1);
+  later.add('M', null, 'q', 'C0', visitor, 'direct');
+  later.add('N', null, 's', 'another one', visitor, 'direct');
+  assert.deepEqual(day.append(later), ['N']);
+  assert.equal(day.count, MAX_COUNTRIES + 1);
 });

@@ -34,34 +34,18 @@ export class DayVisits {
   constructor(
     readonly day: string,
     /** Time of the first visit: refusals are reported from here. */
-    readonly from: number,
+    public from: number,
     capacity = 1024,
   ) {
-    this.words = new Uint32Array(WORDS * capacity);
+    this.words = new Uint32Array(WORDS * Math.max(1, capacity));
   }
 
   /** Appends a visit; false (nothing appended) when the day has more distinct classes or countries than fit. */
   add(linkId: string, accountId: string | null, source: Source, country: string, visitor: VisitClass, referrer: string): boolean {
     const c = this.classIds.get(visitor) ?? this.classOf(visitor);
-    let k = this.countryIds.get(country);
-    if (k === undefined) this.countryIds.set(country, (k = this.countries.push(country) - 1));
-    if (c >= MAX_CLASSES || k >= MAX_COUNTRIES) return false;
-    let l = this.linkIds.get(linkId);
-    if (l === undefined) {
-      this.linkIds.set(linkId, (l = this.links.push(linkId) - 1));
-      this.accounts.push(accountId);
-    }
-    let r = this.referrerIds.get(referrer);
-    if (r === undefined) this.referrerIds.set(referrer, (r = this.referrers.push(referrer) - 1));
-    if (WORDS * (this.count + 1) > this.words.length) {
-      const grown = new Uint32Array(this.words.length * 2);
-      grown.set(this.words);
-      this.words = grown;
-    }
-    const at = WORDS * this.count++;
-    this.words[at] = l;
-    this.words[at + 1] = r;
-    this.words[at + 2] = ((c << 16) | (k << 1) | (source === 'q' ? 1 : 0)) >>> 0;
+    const k = this.countryIds.get(country) ?? this.countryOf(country);
+    if (c === -1 || k === -1) return false;
+    this.push(this.linkOf(linkId, accountId), this.referrerOf(referrer), ((c << 16) | (k << 1) | (source === 'q' ? 1 : 0)) >>> 0);
     return true;
   }
 
@@ -80,26 +64,72 @@ export class DayVisits {
     return this.words[WORDS * i + 2]!;
   }
 
-  /** Appends every visit of another buffer of the same day, in their order (a failed flush's visits). */
-  append(other: DayVisits): void {
+  /**
+   * Appends every visit of another buffer of the same day, in their order (a failed flush's visits
+   * are kept in the buffer that the next visits join). The other buffer's tables are mapped once, so
+   * a visit costs a few array reads. Returns the links of visits that did not fit (more distinct
+   * classes or countries than the packed word holds: never in practice), one entry per visit.
+   */
+  append(other: DayVisits): string[] {
+    const links = other.links.map((link, l) => this.linkOf(link, other.accounts[l]!));
+    const referrers = other.referrers.map((r) => this.referrerOf(r));
+    const classes = other.classes.map((c) => this.classIds.get(c) ?? this.classOf(c));
+    const countries = other.countries.map((k) => this.countryIds.get(k) ?? this.countryOf(k));
+    const refused: string[] = [];
     for (let i = 0; i < other.count; i++) {
-      const l = other.link(i);
       const packed = other.packed(i);
-      this.add(
-        other.links[l]!,
-        other.accounts[l]!,
-        packed & 1 ? 'q' : 's',
-        other.countries[(packed >>> 1) & 0x7fff]!,
-        other.classes[packed >>> 16]!,
-        other.referrers[other.referrer(i)]!,
-      );
+      const c = classes[packed >>> 16]!;
+      const k = countries[(packed >>> 1) & 0x7fff]!;
+      if (c === -1 || k === -1) refused.push(other.links[other.link(i)]!);
+      else this.push(links[other.link(i)]!, referrers[other.referrer(i)]!, ((c << 16) | (k << 1) | (packed & 1)) >>> 0);
     }
+    this.from = Math.min(this.from, other.from);
+    return refused;
   }
 
+  private push(link: number, referrer: number, packed: number): void {
+    if (WORDS * (this.count + 1) > this.words.length) {
+      const grown = new Uint32Array(this.words.length * 2);
+      grown.set(this.words);
+      this.words = grown;
+    }
+    const at = WORDS * this.count++;
+    this.words[at] = link;
+    this.words[at + 1] = referrer;
+    this.words[at + 2] = packed;
+  }
+
+  private linkOf(linkId: string, accountId: string | null): number {
+    let l = this.linkIds.get(linkId);
+    if (l === undefined) {
+      this.linkIds.set(linkId, (l = this.links.push(linkId) - 1));
+      this.accounts.push(accountId);
+    }
+    return l;
+  }
+
+  private referrerOf(referrer: string): number {
+    let r = this.referrerIds.get(referrer);
+    if (r === undefined) this.referrerIds.set(referrer, (r = this.referrers.push(referrer) - 1));
+    return r;
+  }
+
+  /** The country's index, or -1 when the table is full (nothing is added then). */
+  private countryOf(country: string): number {
+    if (this.countries.length >= MAX_COUNTRIES) return -1;
+    const k = this.countries.push(country) - 1;
+    this.countryIds.set(country, k);
+    return k;
+  }
+
+  /** The class's index by content, or -1 when the table is full (nothing is added then). */
   private classOf(visitor: VisitClass): number {
     const key = `${visitor.device}\u0000${visitor.browser}\u0000${visitor.bot ? 1 : 0}`;
     let c = this.classKeys.get(key);
-    if (c === undefined) this.classKeys.set(key, (c = this.classes.push(visitor) - 1));
+    if (c === undefined) {
+      if (this.classes.length >= MAX_CLASSES) return -1;
+      this.classKeys.set(key, (c = this.classes.push(visitor) - 1));
+    }
     this.classIds.set(visitor, c);
     return c;
   }

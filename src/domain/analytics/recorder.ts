@@ -19,8 +19,8 @@ export interface RecorderOptions {
 
 
 /**
- * Records visits off the redirect's critical path: `record` appends references it already holds to
- * the day's arrays (no object, no key string per visit); a timer flushes them at least once a second in
+ * Records visits off the redirect's critical path: `record` appends three words to the day's buffer
+ * (day-visits.ts: no object, no key string per visit); a timer flushes them at least once a second in
  * one transaction, where allowances are enforced and the visits are written as a compact journal. A
  * failed flush keeps its visits for the next one (bounded), so a database outage loses nothing until
  * the buffer is full; what is dropped then is reported as a gap.
@@ -154,7 +154,10 @@ export class VisitRecorder {
     const byDay = new Map<string, DayVisits>();
     for (const day of [...this.pending, ...this.days.values()]) {
       const known = byDay.get(day.day);
-      byDay.set(day.day, known ? join(known, day) : day);
+      if (!known) byDay.set(day.day, day);
+      // Into the older buffer (a failed flush's, which nothing else holds): older visits first, the
+      // order in which allowances are granted, and only the new visits are copied.
+      else for (const linkId of known.append(day)) this.drop(linkId, 1, day.from, this.o.now());
     }
     if (this.day.count > 0) this.lastCount = this.day.count;
     this.pendingVisits += this.buffered;
@@ -187,12 +190,4 @@ export class VisitRecorder {
     this.queue = run.catch(() => {});
     return run;
   }
-}
-
-/** Older visits first: the order in which allowances are granted. */
-function join(a: DayVisits, b: DayVisits): DayVisits {
-  const joined = new DayVisits(a.day, Math.min(a.from, b.from), a.count + b.count);
-  joined.append(a);
-  joined.append(b);
-  return joined;
 }
