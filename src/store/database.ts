@@ -3,6 +3,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { Checkpointer } from './checkpointer.js';
 import { migrateToLatest } from './migrations.js';
 import type { DB } from './schema.js';
 
@@ -66,6 +67,13 @@ function openSqlite(file: string): Database {
   // serialized: a guarded update inside one is atomic with respect to every other request.
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   if (file === ':memory:') return { db, reads: db, dialect: 'sqlite', close: () => db.destroy() };
+  // Checkpoints run in a worker thread (checkpointer.ts); the writer checkpoints itself only if the
+  // log passes this many pages (100 MB), which that thread normally never lets happen. A busy
+  // roll-up writes tens of megabytes of log before the log can start over; the file is cut back to
+  // 16 MB when it does.
+  sqlite.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
+  sqlite.pragma('journal_size_limit = 16777216');
+  const checkpointer = new Checkpointer(path.resolve(file), CHECKPOINT_INTERVAL_MS);
   // Opened on first use: the file must exist and be migrated by then.
   const reads = new Kysely<DB>({
     dialect: new SqliteDialect({
@@ -76,8 +84,15 @@ function openSqlite(file: string): Database {
       },
     }),
   });
-  return { db, reads, dialect: 'sqlite', close: async () => void (await Promise.all([db.destroy(), reads.destroy()])) };
+  const close = async () => {
+    await checkpointer.stop();
+    await Promise.all([db.destroy(), reads.destroy()]);
+  };
+  return { db, reads, dialect: 'sqlite', close };
 }
+
+const CHECKPOINT_INTERVAL_MS = 500;
+const SAFETY_CHECKPOINT_PAGES = 25_000;
 
 /** SQL texts kept prepared; the service runs a few hundred distinct ones. */
 const STATEMENT_CACHE_SIZE = 1000;
