@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { Dimension } from '../domain/analytics/ports.js';
+import { DIMENSIONS, type Dimension } from '../domain/analytics/ports.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
 import { decodeBatch, decodeLegacy, type JournalBatch, type LegacyCount } from './journal.js';
@@ -85,9 +85,9 @@ async function pass(tx: Transaction<AnalyticsDB>, dialect: Dialect, bucket: numb
   return { visits: sums.visits, more: journals.length === JOURNALS_PER_PASS };
 }
 
-/** The dimensions of a daily row, in the order of a Tally's arrays. */
-const DIMENSIONS = ['source', 'country', 'device', 'browser', 'referrer', 'bot'] as const satisfies readonly Dimension[];
-const [SOURCE, COUNTRY, DEVICE, BROWSER, REFERRER, BOT] = [0, 1, 2, 3, 4, 5] as const;
+/** A Tally's arrays follow DIMENSIONS (ports.ts). */
+const at = (dimension: Dimension): number => DIMENSIONS.indexOf(dimension);
+const [SOURCE, COUNTRY, DEVICE, BROWSER, REFERRER, BOT] = [at('source'), at('country'), at('device'), at('browser'), at('referrer'), at('bot')];
 
 /** Visits of one link and day per value id (ids of RollupSums.ids), one array per dimension. */
 type Tally = number[][];
