@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { DayVisits, DeviceClass, Source, VisitClass } from '../domain/analytics/ports.js';
+import { withRoom } from '../domain/analytics/day-visits.js';
 
 /**
  * The journal: what a flush makes durable, folded into the rollups later (rollup.ts). A batch holds one
@@ -48,11 +49,7 @@ class BatchWriter {
     const packed = this.day.packed(i);
     const c = this.classes.of(packed >>> 16);
     const k = this.countries.of((packed >>> 1) & 0x7fff);
-    if (WORDS_PER_VISIT * (this.visits + 1) > this.words.length) {
-      const grown = new Uint32Array(this.words.length * 2);
-      grown.set(this.words);
-      this.words = grown;
-    }
+    this.words = withRoom(this.words, WORDS_PER_VISIT * (this.visits + 1));
     const at = WORDS_PER_VISIT * this.visits++;
     this.words[at] = link;
     this.words[at + 1] = this.referrers.of(this.day.referrer(i));

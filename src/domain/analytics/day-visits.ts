@@ -5,6 +5,14 @@ export const MAX_CLASSES = 1 << 16;
 export const MAX_COUNTRIES = 1 << 15;
 const WORDS = 3;
 
+/** `words`, or a copy twice as long when it holds fewer than `length` (the journal's batches use it too). */
+export function withRoom(words: Uint32Array<ArrayBuffer>, length: number): Uint32Array<ArrayBuffer> {
+  if (length <= words.length) return words;
+  const grown = new Uint32Array(Math.max(length, words.length * 2));
+  grown.set(words);
+  return grown;
+}
+
 /**
  * The buffered visits of one UTC day, in arrival order: per visit three 32-bit words in a typed array
  * (link index, referrer index, class << 16 | country << 1 | source), the indexes into tables of the
@@ -23,7 +31,7 @@ export class DayVisits {
   readonly countries: string[] = [];
   /** Visits buffered. */
   count = 0;
-  private words: Uint32Array;
+  private words: Uint32Array<ArrayBuffer>;
   private readonly linkIds = new Map<string, number>();
   private readonly referrerIds = new Map<string, number>();
   private readonly countryIds = new Map<string, number>();
@@ -88,11 +96,7 @@ export class DayVisits {
   }
 
   private push(link: number, referrer: number, packed: number): void {
-    if (WORDS * (this.count + 1) > this.words.length) {
-      const grown = new Uint32Array(this.words.length * 2);
-      grown.set(this.words);
-      this.words = grown;
-    }
+    this.words = withRoom(this.words, WORDS * (this.count + 1));
     const at = WORDS * this.count++;
     this.words[at] = link;
     this.words[at + 1] = referrer;
