@@ -156,20 +156,16 @@ async function addGap(tx: Tx, gap: Shortfall): Promise<void> {
 }
 
 /**
- * Runs work over [0, n) a slice at a time, yielding to the event loop after each: one synchronous
- * stretch over a busy second's visits held every redirect behind it for about 20 ms.
+ * encodeDay (journal.ts) with a yield to the event loop after each slice of visits and after every few
+ * batches: one synchronous stretch over a busy second's visits held every redirect behind it for
+ * about 20 ms.
  */
-async function inSlices(n: number, work: (from: number, to: number) => void): Promise<void> {
-  for (let from = 0; from < n; from += VISITS_PER_SLICE) {
-    work(from, Math.min(n, from + VISITS_PER_SLICE));
-    await breathe();
-  }
-}
-
-/** encodeDay (journal.ts) with a yield after each slice of visits and after every few batches. */
 async function encodeInSlices(day: DayVisits, keep: Uint8Array | null): Promise<Map<number, Buffer>> {
   const encoder = new DayEncoder(day, keep);
-  await inSlices(day.count, (from, to) => encoder.add(from, to));
+  for (let from = 0; from < day.count; from += VISITS_PER_SLICE) {
+    encoder.add(from, Math.min(day.count, from + VISITS_PER_SLICE));
+    await breathe();
+  }
   const out = new Map<number, Buffer>();
   for (const [bucket, data] of encoder.batches()) {
     out.set(bucket, data);
