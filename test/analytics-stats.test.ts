@@ -197,7 +197,7 @@ eachDatabase('stats totals over span rollups', (kind) => {
     await store.freshness();
     for (const [i, w] of WINDOWS.entries()) {
       assert.deepEqual(await totals(w), fromDaily[i], `${w.days} days to ${utcDay(w.end)}`);
-      const both = await store.window(link, 'source', dimensions, utcDay(w.end - (w.days - 1) * DAY), utcDay(w.end));
+      const both = await store.window(link, dimensions, utcDay(w.end - (w.days - 1) * DAY), utcDay(w.end));
       assert.deepEqual(sorted(both.totals), fromDaily[i]);
       assert.equal(both.daily.length, daily.filter((r) => r.link_id === link && r.dimension === 'source' && r.day >= utcDay(w.end - (w.days - 1) * DAY) && r.day <= utcDay(w.end)).length);
     }

@@ -33,8 +33,8 @@ export class KyselyAnalyticsStore implements StatsStore {
   }
 
   /** The daily series and the totals in one statement: on PostgreSQL one round trip and one backend, not two. */
-  window(linkId: string, daily: 'source', totals: Dimension[], fromDay: string, toDay: string): Promise<{ daily: RollupRow[]; totals: RollupRow[] }> {
-    return this.read(linkId, daily === 'source', totals, fromDay, toDay);
+  window(linkId: string, totals: Dimension[], fromDay: string, toDay: string): Promise<{ daily: RollupRow[]; totals: RollupRow[] }> {
+    return this.read(linkId, true, totals, fromDay, toDay);
   }
 
   /**

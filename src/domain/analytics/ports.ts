@@ -82,7 +82,7 @@ export interface StatsStore {
    * In one read (one round trip): the per-day counts of the source dimension (s, q) in [fromDay,
    * toDay], and the window totals per value of each dimension asked for.
    */
-  window(linkId: string, daily: 'source', totals: Dimension[], fromDay: string, toDay: string): Promise<{ daily: RollupRow[]; totals: RollupRow[] }>;
+  window(linkId: string, totals: Dimension[], fromDay: string, toDay: string): Promise<{ daily: RollupRow[]; totals: RollupRow[] }>;
   /** Every rollup row of the window (CSV). */
   rows(linkId: string, fromDay: string, toDay: string): Promise<RollupRow[]>;
   /** Gaps of this link, and service-wide gaps after it was created, overlapping [from, to]. */

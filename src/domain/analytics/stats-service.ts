@@ -67,7 +67,7 @@ export class StatsService {
   private async counts(linkId: string, from: number, days: number): Promise<Counts> {
     const fromDay = utcDay(from);
     const toDay = utcDay(from + (days - 1) * DAY_MS);
-    const { daily: sources, totals } = await this.deps.store.window(linkId, 'source', ['country', 'device', 'referrer'], fromDay, toDay);
+    const { daily: sources, totals } = await this.deps.store.window(linkId, ['country', 'device', 'referrer'], fromDay, toDay);
     const daily = dailySeries(from, days, sources);
     const of = (dimension: string) => totals.filter((r) => r.dimension === dimension).sort(byCount);
     return {
