@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MessageChannel } from 'node:worker_threads';
 import { DayVisits, MAX_COUNTRIES } from '../src/domain/analytics/day-visits.js';
 import type { Source, VisitClass } from '../src/domain/analytics/ports.js';
 
@@ -62,4 +63,26 @@ test('a visit whose country would not fit the packed word is refused, and nothin
   later.add('N', null, 's', 'another one', visitor, 'direct');
   assert.deepEqual(day.append(later), ['N']);
   assert.equal(day.count, MAX_COUNTRIES + 1);
+});
+
+test('a day buffer sent to another thread arrives whole, its words moved rather than copied, and takes more visits there', async () => {
+  const day = new DayVisits('2026-11-21', 5, 1);
+  const sent = visits(3000, 'm');
+  for (const v of sent) day.add(...v);
+  const { message, transfer } = day.toMessage();
+  // Through a real MessagePort, as to the recording thread.
+  const { port1, port2 } = new MessageChannel();
+  const arrived = new Promise<DayVisits>((resolve) => port2.once('message', (m) => resolve(DayVisits.fromMessage(m))));
+  port1.postMessage(message, transfer);
+  const copy = await arrived;
+  port1.close();
+  assert.equal(transfer[0]!.byteLength, 0, 'the words were transferred');
+  assert.equal(copy.day, '2026-11-21');
+  assert.equal(copy.from, 5);
+  assert.deepEqual(read(copy), sent.map(line));
+  // Its tables are rebuilt: values it knows map to their old indexes, new ones are appended.
+  const more = visits(10, 'n');
+  for (const v of [...sent.slice(0, 10), ...more]) assert.equal(copy.add(...v), true);
+  assert.deepEqual(read(copy), [...sent, ...sent.slice(0, 10), ...more].map(line));
+  assert.equal(copy.links.length, 14);
 });

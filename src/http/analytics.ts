@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { VisitRecorder } from '../domain/analytics/recorder.js';
@@ -7,7 +6,7 @@ import type { LinkService } from '../domain/link-service.js';
 import type { Clock } from '../domain/time.js';
 import { KyselyAnalyticsStore } from '../store/analytics-store.js';
 import type { Database } from '../store/database.js';
-import { KyselyVisitStore } from '../store/visit-store.js';
+import { recordingBackend } from '../store/recording-thread.js';
 import { countryOf } from './country.js';
 import type { VisitSink } from './fast-redirect.js';
 
@@ -25,16 +24,19 @@ declare module 'fastify' {
 export async function setUpAnalytics(app: FastifyInstance, deps: { config: Config; database: Database; links: LinkService; now: Clock }) {
   const { config, database, now } = deps;
   const settings = config.analytics;
-  const recorder = new VisitRecorder({
-    store: new KyselyVisitStore(database),
-    now,
-    instanceId: crypto.randomUUID(),
+  const onError = (error: unknown) => app.log.warn({ err: error }, 'visit recording: flush failed, will retry');
+  const loop = {
     limits: config.limits,
     flushIntervalMs: settings.flushIntervalMs,
     rollupIntervalMs: settings.rollupIntervalMs,
     heartbeatIntervalMs: settings.heartbeatIntervalMs,
+  };
+  const recorder = new VisitRecorder({
+    backend: recordingBackend(database, loop, onError),
+    now,
+    flushIntervalMs: settings.flushIntervalMs,
     bufferMaxVisits: settings.bufferMaxVisits,
-    onError: (error) => app.log.warn({ err: error }, 'visit recording: flush failed, will retry'),
+    onError,
   });
   await recorder.start();
   app.decorate('visitRecorder', recorder);

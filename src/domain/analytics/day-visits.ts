@@ -14,6 +14,28 @@ export function withRoom(words: Uint32Array<ArrayBuffer>, length: number): Uint3
 }
 
 /**
+ * A DayVisits as a message to another thread: the words' memory is handed over (transferred, not
+ * copied), and each table of strings is one string joined by newlines, which a thread copies in one
+ * piece where an array of ten thousand strings is cloned string by string. No value contains a
+ * newline: link and account ids are UUIDs, referrers are normalised hosts, countries two letters.
+ */
+export interface DayVisitsMessage {
+  day: string;
+  from: number;
+  count: number;
+  words: Uint32Array<ArrayBuffer>;
+  links: string;
+  /** Per link, its account ('' for a trial link). */
+  accounts: string;
+  referrers: string;
+  classes: VisitClass[];
+  countries: string;
+}
+
+const joined = (values: string[]) => values.join('\n');
+const split = (text: string) => (text === '' ? [] : text.split('\n'));
+
+/**
  * The buffered visits of one UTC day, in arrival order: per visit three 32-bit words in a typed array
  * (link index, referrer index, class << 16 | country << 1 | source), the indexes into tables of the
  * distinct values. A visit allocates nothing the garbage collector has to trace or copy, and the
@@ -55,6 +77,34 @@ export class DayVisits {
     if (c === -1 || k === -1) return false;
     this.push(this.linkOf(linkId, accountId), this.referrerOf(referrer), ((c << 16) | (k << 1) | (source === 'q' ? 1 : 0)) >>> 0);
     return true;
+  }
+
+  /** This buffer as a message (see DayVisitsMessage); it must not be used afterwards. */
+  toMessage(): { message: DayVisitsMessage; transfer: ArrayBuffer[] } {
+    const message: DayVisitsMessage = {
+      day: this.day,
+      from: this.from,
+      count: this.count,
+      words: this.words,
+      links: joined(this.links),
+      accounts: joined(this.accounts.map((a) => a ?? '')),
+      referrers: joined(this.referrers),
+      classes: this.classes,
+      countries: joined(this.countries),
+    };
+    return { message, transfer: [this.words.buffer] };
+  }
+
+  static fromMessage(m: DayVisitsMessage): DayVisits {
+    const day = new DayVisits(m.day, m.from, 1);
+    day.words = m.words;
+    day.count = m.count;
+    const accounts = split(m.accounts);
+    for (const [l, link] of split(m.links).entries()) day.linkOf(link, accounts[l] || null);
+    for (const r of split(m.referrers)) day.referrerOf(r);
+    for (const k of split(m.countries)) day.countryOf(k);
+    for (const c of m.classes) day.classOf(c);
+    return day;
   }
 
   /** Index of visit i's link in `links` (and `accounts`). */

@@ -64,6 +64,31 @@ export interface VisitStore {
   leave(instanceId: string): Promise<void>;
 }
 
+/** What the recorder hands over at each tick: the visits buffered since the last one, and those it dropped. */
+export interface Handover {
+  /** The recorder's clock: the backend keeps no time of its own. */
+  now: number;
+  /** One entry per UTC day. */
+  days: DayVisits[];
+  dropped: Shortfall[];
+}
+
+/**
+ * Where buffered visits go to be made durable (recording-loop.ts), on another thread
+ * (store/recording-thread.ts) or on this one.
+ */
+export interface RecordingBackend {
+  /** Visits handed over that it no longer holds (durable, refused or dropped): the recorder's buffer bound counts the rest. */
+  readonly released: number;
+  start(now: number): Promise<void>;
+  /** Takes the handover and runs the flush, heartbeat and roll-up schedule. */
+  tick(handover: Handover): Promise<void>;
+  /** Makes everything handed over durable and rolled up; rejects when the flush failed. */
+  flush(handover: Handover): Promise<void>;
+  /** The final flush; the instance leaves cleanly when nothing is left behind. */
+  stop(handover: Handover): Promise<void>;
+}
+
 export interface Gap {
   from: number;
   to: number;

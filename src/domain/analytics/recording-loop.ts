@@ -1,0 +1,158 @@
+import type { DayVisits, Handover, RecordingBackend, RecordingLimits, Shortfall, VisitStore } from './ports.js';
+
+export interface RecordingLoopOptions {
+  store: VisitStore;
+  instanceId: string;
+  limits: RecordingLimits;
+  flushIntervalMs: number;
+  rollupIntervalMs: number;
+  heartbeatIntervalMs: number;
+  onError: (error: unknown) => void;
+}
+
+/**
+ * Makes handed-over visits durable: one flush transaction per tick, where allowances are enforced and
+ * the visits are written as a compact journal; heartbeats; reaping of dead instances; roll-ups. A failed
+ * flush keeps its visits for the next one (the recorder bounds how many, through `released`). Runs on a
+ * thread of its own (store/recording-thread.ts) or, for an in-memory database, beside the recorder.
+ * Time is the recorder's: every handover carries its clock's reading.
+ */
+export class RecordingLoop implements RecordingBackend {
+  released = 0;
+  /** Handed-over days not yet durable: those of failed flushes first, then newer ones. */
+  private waiting: DayVisits[] = [];
+  private dropped = new Map<string, Shortfall>();
+  private queue: Promise<unknown> = Promise.resolve();
+  /** The roll-up started by a tick, running beside the flushes (see tick). */
+  private rolling: Promise<void> | undefined;
+  private ticks = 0;
+  private busy = false;
+  private startedAt = 0;
+
+  constructor(private readonly o: RecordingLoopOptions) {}
+
+  /** Registers this instance and reports instances that died silently (their flushes are folded by the first tick). */
+  async start(now: number): Promise<void> {
+    this.startedAt = now;
+    await this.serial(async () => {
+      await this.o.store.beat(this.o.instanceId, this.startedAt, now);
+      await this.reap(now);
+    });
+  }
+
+  async tick(handover: Handover): Promise<void> {
+    this.absorb(handover);
+    // A tick still running takes these visits with its next flush: a tick is never skipped with data.
+    if (this.busy) return;
+    this.busy = true;
+    const every = (ms: number) => this.ticks % Math.max(1, Math.round(ms / this.o.flushIntervalMs)) === 0;
+    this.ticks++;
+    const now = handover.now;
+    try {
+      await this.serial(async () => {
+        const pending = this.waiting.length > 0 || this.dropped.size > 0;
+        if (pending) await this.flushOnce(now);
+        else if (every(this.o.heartbeatIntervalMs)) await this.o.store.beat(this.o.instanceId, this.startedAt, now);
+        if (every(this.o.heartbeatIntervalMs)) await this.reap(now);
+      });
+      // Not in the serial queue: a roll-up of a busy minute takes seconds, and flushes must go on at
+      // least once a second meanwhile. Its passes and the flushes take turns on the database (each pass
+      // folds and deletes its journal rows in one transaction, so a flush landing mid-roll-up is folded
+      // next time).
+      if (every(this.o.rollupIntervalMs) && this.rolling === undefined) {
+        this.rolling = this.o.store
+          .rollUp(now)
+          .then(() => undefined, this.o.onError)
+          .finally(() => (this.rolling = undefined));
+      }
+    } catch (error) {
+      this.o.onError(error);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Flushes everything handed over and brings the rollups up to date (tests); rejects if the flush fails. */
+  async flush(handover: Handover): Promise<void> {
+    this.absorb(handover);
+    await this.rolling;
+    return this.serial(async () => {
+      if (!(await this.flushOnce(handover.now))) throw new Error('visit flush failed');
+      await this.o.store.rollUp(handover.now);
+    });
+  }
+
+  /** Final flush before the database closes; the instance leaves cleanly only if nothing is left behind. */
+  async stop(handover: Handover): Promise<void> {
+    this.absorb(handover);
+    await this.rolling;
+    await this.serial(async () => {
+      if (!(await this.flushOnce(handover.now))) return;
+      await this.o.store.rollUp(handover.now);
+      await this.o.store.leave(this.o.instanceId);
+    }).catch(this.o.onError);
+  }
+
+  private absorb(handover: Handover): void {
+    this.waiting.push(...handover.days);
+    for (const s of handover.dropped) this.drop(s);
+  }
+
+  /** One flush transaction; on failure its visits wait for the next one. Returns success. */
+  private async flushOnce(now: number): Promise<boolean> {
+    const days = this.take(now);
+    const dropped = this.dropped;
+    this.dropped = new Map();
+    try {
+      await this.o.store.flush({ instanceId: this.o.instanceId, startedAt: this.startedAt, now, days, dropped: [...dropped.values()], limits: this.o.limits });
+      for (const day of days) this.released += day.count;
+      return true;
+    } catch (error) {
+      this.waiting = [...days, ...this.waiting];
+      for (const s of dropped.values()) this.drop(s);
+      this.o.onError(error);
+      return false;
+    }
+  }
+
+  /** The waiting days joined into one entry per day, ascending. */
+  private take(now: number): DayVisits[] {
+    const byDay = new Map<string, DayVisits>();
+    for (const day of this.waiting) {
+      const known = byDay.get(day.day);
+      if (!known) byDay.set(day.day, day);
+      // Into the older buffer (a failed flush's): older visits first, the order in which allowances
+      // are granted, and only the new visits are copied.
+      else {
+        const refused = known.append(day);
+        for (const linkId of refused) this.drop({ linkId, reason: 'recording_unavailable', count: 1, from: day.from, to: now });
+        this.released += refused.length;
+      }
+    }
+    this.waiting = [];
+    return [...byDay.values()].sort((a, b) => (a.day < b.day ? -1 : 1));
+  }
+
+  private drop(s: Shortfall): void {
+    const known = this.dropped.get(s.linkId!);
+    if (known) {
+      known.count += s.count;
+      known.from = Math.min(known.from, s.from);
+      known.to = Math.max(known.to, s.to);
+    } else {
+      this.dropped.set(s.linkId!, { ...s });
+    }
+  }
+
+  private async reap(now: number): Promise<void> {
+    // A live instance writes at least every tick and every heartbeat interval: three missed are death.
+    const silence = 3 * Math.max(this.o.heartbeatIntervalMs, this.o.flushIntervalMs);
+    await this.o.store.reapSilent(now - silence, now, this.o.instanceId);
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+}

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, test } from 'node:test';
+import type { Worker } from 'node:worker_threads';
+import { analyticsDb } from '../src/store/analytics-schema.js';
+import { RECORDING_NICE, RecordingThread } from '../src/store/recording-thread.js';
+import { eachDatabase, freshDatabase, type TestDatabase } from './helpers/databases.js';
+import { Harness } from './helpers/harness.js';
+import { linkWithKey, stats, visit } from './helpers/analytics.js';
+
+/** Nice values of this process's threads (Linux: per thread, field 19 of /proc/self/task/<tid>/stat). */
+const threadNices = (): number[] =>
+  fs.readdirSync('/proc/self/task').map((tid) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+const linux = fs.existsSync('/proc/self/task');
+
+eachDatabase('the recording thread', (kind) => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await freshDatabase(kind);
+  });
+  after(async () => db.drop());
+
+  const instances = async () => (await analyticsDb(db.db).selectFrom('recorder_instances').select('id').execute()).map((r) => r.id);
+  const settings = { limits: { freeVisitsPerMonth: 5000, trackingDailyLimit: 5000 }, flushIntervalMs: 1000, rollupIntervalMs: 60_000, heartbeatIntervalMs: 5000 };
+  const idle = (now: number) => ({ now, days: [], dropped: [] });
+
+  test('visits are made durable by a thread that runs below the event loop’s priority, and close ends it', { skip: !linux && 'needs /proc' }, async () => {
+    const h = await Harness.start(kind);
+    try {
+      assert.equal(threadNices().filter((n) => n === RECORDING_NICE).length, 1, 'one thread at the recording priority');
+      const link = await linkWithKey(h);
+      await visit(h, link.slug, 5);
+      assert.equal((await stats(h, link.id, link.key)).total, 5);
+    } finally {
+      await h.close();
+    }
+    assert.equal(threadNices().filter((n) => n === RECORDING_NICE).length, 0, 'the thread is gone');
+  });
+
+  test('a thread that dies is replaced under a new instance, and the dead one’s silence becomes a gap', async () => {
+    let now = Date.UTC(2026, 10, 21, 12);
+    const errors: unknown[] = [];
+    const thread = new RecordingThread(db.url, settings, (error) => errors.push(error));
+    await thread.start(now);
+    const [first] = await instances();
+    assert.ok(first);
+    // What a crash inside the thread comes to (the thread is private: reached here on purpose).
+    await (thread as unknown as { worker: Worker }).worker.terminate();
+    await thread.tick(idle((now += 1000)));
+    const both = await instances();
+    assert.equal(both.length, 2);
+    const second = both.find((id) => id !== first)!;
+    // Three silent heartbeat intervals later, the new instance reaps the old one.
+    for (let i = 0; i < 20; i++) await thread.tick(idle((now += 1000)));
+    assert.deepEqual(await instances(), [second]);
+    const gaps = await analyticsDb(db.db).selectFrom('visit_gaps').select(['link_id', 'reason', 'from_ms']).execute();
+    assert.deepEqual(gaps, [{ link_id: null, reason: 'recording_unavailable', from_ms: Date.UTC(2026, 10, 21, 12) }]);
+    await thread.stop(idle((now += 1000)));
+    assert.deepEqual(await instances(), []);
+    assert.deepEqual(errors.map((e) => (e as Error).message), ['recording thread exited; a new one starts at the next tick']);
+  });
+});
