@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
 import { DayVisits, MAX_COUNTRIES } from '../src/domain/analytics/day-visits.js';
+import { LinkTable } from '../src/domain/analytics/link-table.js';
 import type { Source, VisitClass } from '../src/domain/analytics/ports.js';
 
 type Visit = [link: string, account: string | null, source: Source, country: string, visitor: VisitClass, referrer: string];
@@ -65,24 +66,39 @@ test('a visit whose country would not fit the packed word is refused, and nothin
   assert.equal(day.count, MAX_COUNTRIES + 1);
 });
 
-test('a day buffer sent to another thread arrives whole, its words moved rather than copied, and takes more visits there', async () => {
-  const day = new DayVisits('2026-11-21', 5, 1);
-  const sent = visits(3000, 'm');
-  for (const v of sent) day.add(...v);
-  const { message, transfer } = day.toMessage();
-  // Through a real MessagePort, as to the recording thread.
+test('day buffers sent to another thread arrive whole, words moved rather than copied, each link sent once', async () => {
   const { port1, port2 } = new MessageChannel();
-  const arrived = new Promise<DayVisits>((resolve) => port2.once('message', (m) => resolve(DayVisits.fromMessage(m))));
-  port1.postMessage(message, transfer);
-  const copy = await arrived;
-  port1.close();
+  const tables = new Map<number, LinkTable>();
+  const received: DayVisits[] = [];
+  port2.on('message', (m) => received.push(DayVisits.fromMessage(m, tables)));
+  const send = (day: DayVisits, linksSent: number) => {
+    const { message, transfer } = day.toMessage(linksSent);
+    port1.postMessage(message, transfer);
+    return { message, transfer };
+  };
+  const table = new LinkTable();
+  const first = new DayVisits('2026-11-21', 5, 1, table);
+  const sent = visits(3000, 'm');
+  for (const v of sent) first.add(...v);
+  const { transfer } = send(first, 0);
   assert.equal(transfer[0]!.byteLength, 0, 'the words were transferred');
-  assert.equal(copy.day, '2026-11-21');
-  assert.equal(copy.from, 5);
-  assert.deepEqual(read(copy), sent.map(line));
-  // Its tables are rebuilt: values it knows map to their old indexes, new ones are appended.
-  const more = visits(10, 'n');
-  for (const v of [...sent.slice(0, 10), ...more]) assert.equal(copy.add(...v), true);
-  assert.deepEqual(read(copy), [...sent, ...sent.slice(0, 10), ...more].map(line));
-  assert.equal(copy.links.length, 14);
+  // The next buffer of the recorder shares its link table: only its new link travels.
+  const second = new DayVisits('2026-11-21', 9, 1, table);
+  const next: Visit[] = [...sent.slice(0, 4), ['link-new', 'account-9', 's', 'DE', sent[0]![4], 'direct']];
+  for (const v of next) second.add(...v);
+  const { message } = send(second, 7);
+  assert.equal(message.links.ids, 'link-new');
+  while (received.length < 2) await new Promise((resolve) => setImmediate(resolve));
+  port1.close();
+  assert.deepEqual(read(received[0]!), sent.map(line));
+  assert.deepEqual(read(received[1]!), next.map(line));
+  assert.equal(received[0]!.from, 5);
+  assert.equal(received[1]!.table, received[0]!.table);
+  // There they take more visits, and merge with identical link indexes.
+  received[0]!.append(received[1]!);
+  assert.deepEqual(read(received[0]!), [...sent, ...next].map(line));
+  // A message that skips links the thread was never sent is refused, not misread.
+  const third = new DayVisits('2026-11-21', 9, 1, table);
+  third.add('link-newer', null, 'q', 'FR', sent[0]![4], 'direct');
+  assert.throws(() => DayVisits.fromMessage(third.toMessage(9).message, tables), /out of step/);
 });

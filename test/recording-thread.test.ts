@@ -27,10 +27,10 @@ eachDatabase('the recording thread', (kind) => {
   test('visits are made durable by a thread that runs below the event loop’s priority, and close ends it', { skip: !linux && 'needs /proc' }, async () => {
     const h = await Harness.start(kind);
     try {
-      assert.equal(threadNices().filter((n) => n === RECORDING_NICE).length, 1, 'one thread at the recording priority');
       const link = await linkWithKey(h);
       await visit(h, link.slug, 5);
       assert.equal((await stats(h, link.id, link.key)).total, 5);
+      assert.equal(threadNices().filter((n) => n === RECORDING_NICE).length, 1, 'one thread at the recording priority');
     } finally {
       await h.close();
     }

@@ -38,7 +38,7 @@ export async function setUpAnalytics(app: FastifyInstance, deps: { config: Confi
     bufferMaxVisits: settings.bufferMaxVisits,
     onError,
   });
-  await recorder.start();
+  recorder.start();
   app.decorate('visitRecorder', recorder);
   app.addHook('onClose', async () => recorder.stop());
   const statsStore = new KyselyAnalyticsStore(database, config.limits.freeVisitsPerMonth);

@@ -66,6 +66,8 @@ export class RecordingThread implements RecordingBackend {
   /** Visits posted to threads so far, and those that threads before the current one were given. */
   private posted = 0;
   private base = 0;
+  /** Per link table (by id), how many of its links the current thread has been sent. */
+  private linksSent = new Map<number, number>();
 
   constructor(
     private readonly databaseUrl: string,
@@ -103,7 +105,8 @@ export class RecordingThread implements RecordingBackend {
     const transfer: ArrayBuffer[] = [];
     const days = handover.days.map((day) => {
       this.posted += day.count;
-      const { message, transfer: buffers } = day.toMessage();
+      const { message, transfer: buffers } = day.toMessage(this.linksSent.get(day.table.id) ?? 0);
+      this.sentLinks(day.table.id, day.table.size);
       transfer.push(...buffers);
       return message;
     });
@@ -114,7 +117,15 @@ export class RecordingThread implements RecordingBackend {
     });
   }
 
+  private sentLinks(table: number, size: number): void {
+    this.linksSent.set(table, size);
+    // A recorder fills one table at a time: older ones are never sent again.
+    for (const id of this.linksSent.keys()) if (id < table) this.linksSent.delete(id);
+  }
+
   private spawn(): void {
+    // A new thread has no mirror of any link table.
+    this.linksSent = new Map();
     const workerData = { databaseUrl: this.databaseUrl, settings: this.settings, instanceId: crypto.randomUUID(), nice: RECORDING_NICE };
     const worker = startWorker(workerData);
     this.worker = worker;

@@ -5,6 +5,7 @@
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DayVisits } from '../domain/analytics/day-visits.js';
+import type { LinkTable } from '../domain/analytics/link-table.js';
 import { RecordingLoop } from '../domain/analytics/recording-loop.js';
 import { openDatabase } from './database.js';
 import { describeError, type ErrorReport, type LoopSettings, type Reply, type Request } from './recording-thread.js';
@@ -24,17 +25,21 @@ try {
 const database = await openDatabase(databaseUrl, { migrate: false, checkpoints: false });
 const loop = new RecordingLoop({ ...settings, instanceId, store: new KyselyVisitStore(database), onError: (error) => send({ report: describeError(error) }) });
 
+/** Mirrors of the recorder's link tables (link-table.ts); only the newest is extended. */
+const tables = new Map<number, LinkTable>();
 let queue = Promise.resolve();
 port.on('message', (request: Request) => {
   queue = queue.then(async () => {
     let error: ErrorReport | undefined;
     try {
-      const handover = { now: request.now, days: request.days.map((d) => DayVisits.fromMessage(d)), dropped: request.dropped };
+      const handover = { now: request.now, days: request.days.map((d) => DayVisits.fromMessage(d, tables)), dropped: request.dropped };
       if (request.op === 'start') await loop.start(request.now);
       else await loop[request.op](handover);
     } catch (e) {
       error = describeError(e);
     }
+    const newest = Math.max(...tables.keys());
+    for (const id of tables.keys()) if (id < newest) tables.delete(id);
     if (request.op === 'stop') await database.close();
     send({ id: request.id, released: loop.released, error });
     if (request.op === 'stop') port.close();

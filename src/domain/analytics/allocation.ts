@@ -14,6 +14,8 @@ export function accountTotals(day: DayVisits): [string, number][] {
   for (let i = 0; i < day.count; i++) perLink[day.link(i)]!++;
   const totals = new Map<string, number>();
   for (let l = 0; l < perLink.length; l++) {
+    // The link table is shared by the recorder's buffers: most of its links may have no visit here.
+    if (perLink[l] === 0) continue;
     const key = day.accounts[l] ?? TRIAL_GROUP;
     totals.set(key, (totals.get(key) ?? 0) + perLink[l]!);
   }

@@ -1,3 +1,4 @@
+import { LinkTable, type LinkTableSlice } from './link-table.js';
 import type { Source, VisitClass } from './ports.js';
 
 /** Classes and countries share a 32-bit word with the source (as in the journal, store/journal.ts). */
@@ -15,18 +16,17 @@ export function withRoom(words: Uint32Array<ArrayBuffer>, length: number): Uint3
 
 /**
  * A DayVisits as a message to another thread: the words' memory is handed over (transferred, not
- * copied), and each table of strings is one string joined by newlines, which a thread copies in one
- * piece where an array of ten thousand strings is cloned string by string. No value contains a
- * newline: link and account ids are UUIDs, referrers are normalised hosts, countries two letters.
+ * copied), the links are those of its link table that the thread was not sent before, and each other
+ * table of strings is one string joined by newlines, copied in one piece where an array of strings is
+ * cloned string by string. No value contains a newline: referrers are normalised hosts, countries two
+ * letters.
  */
 export interface DayVisitsMessage {
   day: string;
   from: number;
   count: number;
   words: Uint32Array<ArrayBuffer>;
-  links: string;
-  /** Per link, its account ('' for a trial link). */
-  accounts: string;
+  links: LinkTableSlice;
   referrers: string;
   classes: VisitClass[];
   countries: string;
@@ -45,16 +45,12 @@ const split = (text: string) => (text === '' ? [] : text.split('\n'));
  * the redirect benchmark's load (docs/benchmarks.md).
  */
 export class DayVisits {
-  /** Distinct links, by index, and each one's account (null: a trial link). */
-  readonly links: string[] = [];
-  readonly accounts: (string | null)[] = [];
   readonly referrers: string[] = [];
   readonly classes: VisitClass[] = [];
   readonly countries: string[] = [];
   /** Visits buffered. */
   count = 0;
   private words: Uint32Array<ArrayBuffer>;
-  private readonly linkIds = new Map<string, number>();
   private readonly referrerIds = new Map<string, number>();
   private readonly countryIds = new Map<string, number>();
   /** Class objects seen, and their content: the classifier hands out one object per class, mostly. */
@@ -66,6 +62,8 @@ export class DayVisits {
     /** Time of the first visit: refusals are reported from here. */
     public from: number,
     capacity = 1024,
+    /** Links are indexes into this table, which the recorder's buffers share (link-table.ts). */
+    readonly table = new LinkTable(),
   ) {
     this.words = new Uint32Array(WORDS * Math.max(1, capacity));
   }
@@ -79,15 +77,26 @@ export class DayVisits {
     return true;
   }
 
-  /** This buffer as a message (see DayVisitsMessage); it must not be used afterwards. */
-  toMessage(): { message: DayVisitsMessage; transfer: ArrayBuffer[] } {
+  /** Distinct links, by index (of all the table's buffers), and each one's account (null: a trial link). */
+  get links(): string[] {
+    return this.table.links;
+  }
+
+  get accounts(): (string | null)[] {
+    return this.table.accounts;
+  }
+
+  /**
+   * This buffer as a message (see DayVisitsMessage), for a thread that holds the first `linksSent`
+   * entries of its link table already; the buffer must not be used afterwards.
+   */
+  toMessage(linksSent: number): { message: DayVisitsMessage; transfer: ArrayBuffer[] } {
     const message: DayVisitsMessage = {
       day: this.day,
       from: this.from,
       count: this.count,
       words: this.words,
-      links: joined(this.links),
-      accounts: joined(this.accounts.map((a) => a ?? '')),
+      links: this.table.slice(linksSent),
       referrers: joined(this.referrers),
       classes: this.classes,
       countries: joined(this.countries),
@@ -95,12 +104,14 @@ export class DayVisits {
     return { message, transfer: [this.words.buffer] };
   }
 
-  static fromMessage(m: DayVisitsMessage): DayVisits {
-    const day = new DayVisits(m.day, m.from, 1);
+  /** The buffer of a message; `tables` are this thread's mirrors of the sender's link tables, by id. */
+  static fromMessage(m: DayVisitsMessage, tables: Map<number, LinkTable>): DayVisits {
+    let table = tables.get(m.links.table);
+    if (!table) tables.set(m.links.table, (table = new LinkTable(m.links.table)));
+    table.extend(m.links);
+    const day = new DayVisits(m.day, m.from, 1, table);
     day.words = m.words;
     day.count = m.count;
-    const accounts = split(m.accounts);
-    for (const [l, link] of split(m.links).entries()) day.linkOf(link, accounts[l] || null);
     for (const r of split(m.referrers)) day.referrerOf(r);
     for (const k of split(m.countries)) day.countryOf(k);
     for (const c of m.classes) day.classOf(c);
@@ -129,7 +140,8 @@ export class DayVisits {
    * classes or countries than the packed word holds: never in practice), one entry per visit.
    */
   append(other: DayVisits): string[] {
-    const links = other.links.map((link, l) => this.linkOf(link, other.accounts[l]!));
+    // Buffers of one recorder share their link table: their indexes are the same.
+    const links = other.table === this.table ? undefined : other.links.map((link, l) => this.linkOf(link, other.accounts[l]!));
     const referrers = other.referrers.map((r) => this.referrerOf(r));
     const classes = other.classes.map((c) => this.classIds.get(c) ?? this.classOf(c));
     const countries = other.countries.map((k) => this.countryIds.get(k) ?? this.countryOf(k));
@@ -139,7 +151,7 @@ export class DayVisits {
       const c = classes[packed >>> 16]!;
       const k = countries[(packed >>> 1) & 0x7fff]!;
       if (c === -1 || k === -1) refused.push(other.links[other.link(i)]!);
-      else this.push(links[other.link(i)]!, referrers[other.referrer(i)]!, ((c << 16) | (k << 1) | (packed & 1)) >>> 0);
+      else this.push(links === undefined ? other.link(i) : links[other.link(i)]!, referrers[other.referrer(i)]!, ((c << 16) | (k << 1) | (packed & 1)) >>> 0);
     }
     this.from = Math.min(this.from, other.from);
     return refused;
@@ -154,12 +166,7 @@ export class DayVisits {
   }
 
   private linkOf(linkId: string, accountId: string | null): number {
-    let l = this.linkIds.get(linkId);
-    if (l === undefined) {
-      this.linkIds.set(linkId, (l = this.links.push(linkId) - 1));
-      this.accounts.push(accountId);
-    }
-    return l;
+    return this.table.of(linkId, accountId);
   }
 
   private referrerOf(referrer: string): number {

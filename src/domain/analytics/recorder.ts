@@ -1,6 +1,7 @@
 import { DAY_MS, utcDay, type Clock } from '../time.js';
 import { VisitClassifier } from './classify.js';
 import { DayVisits } from './day-visits.js';
+import { LinkTable } from './link-table.js';
 import type { Handover, RecordingBackend, Shortfall, Source } from './ports.js';
 
 export interface RecorderOptions {
@@ -24,6 +25,8 @@ export class VisitRecorder {
   /** Buffered visits per UTC day number; almost always one day. */
   private days = new Map<number, DayVisits>();
   private dayNumber = -1;
+  /** Links of the day buffers, shared by all of them (link-table.ts). */
+  private table = new LinkTable();
   private day: DayVisits = new DayVisits('', 0, 1);
   /** Visits of the last day buffer taken: the next one starts that large, so it need not grow. */
   private lastCount = 1024;
@@ -47,18 +50,20 @@ export class VisitRecorder {
 
   private dayOf(dayNumber: number, t: number): DayVisits {
     let day = this.days.get(dayNumber);
-    if (!day) this.days.set(dayNumber, (day = new DayVisits(utcDay(dayNumber * DAY_MS), t, this.lastCount)));
+    if (!day) this.days.set(dayNumber, (day = new DayVisits(utcDay(dayNumber * DAY_MS), t, this.lastCount, this.table)));
     this.dayNumber = dayNumber;
     this.day = day;
     return day;
   }
 
   /**
-   * Registers this instance and reports instances that died silently. What they flushed is folded by
-   * the first tick, not here: a large backlog must not delay the start of the server.
+   * Starts the backend, which registers this instance and reports instances that died silently, and
+   * the ticks. Not waited for: the recording thread takes a moment to load, and the server can take
+   * visits meanwhile (they wait in the buffer; the thread handles requests in order). What dead
+   * instances flushed is folded by the first tick: a large backlog must not delay the start either.
    */
-  async start(): Promise<void> {
-    await this.o.backend.start(this.o.now());
+  start(): void {
+    this.o.backend.start(this.o.now()).catch(this.o.onError);
     this.timer = setInterval(() => this.o.backend.tick(this.handover()).catch(this.o.onError), this.o.flushIntervalMs);
     this.timer.unref();
   }
@@ -82,6 +87,8 @@ export class VisitRecorder {
     this.buffered = 0;
     this.days = new Map();
     this.dayNumber = -1;
+    // The buffers handed over keep the old table; the next ones start a new one.
+    if (this.table.size > LinkTable.MAX_LINKS) this.table = new LinkTable();
     const dropped = [...this.dropped.values()];
     this.dropped = new Map();
     return { now: this.o.now(), days, dropped };

@@ -1,0 +1,54 @@
+/** Tables made by this thread; a table mirrored from another thread keeps that thread's id. */
+let made = 0;
+
+/** Entries of a link table as a message: from which index, and the ids and accounts as newline-joined strings. */
+export interface LinkTableSlice {
+  table: number;
+  from: number;
+  ids: string;
+  /** '' for a trial link (no account). */
+  accounts: string;
+}
+
+/**
+ * The distinct links of a recorder's day buffers and each one's account, by index, shared by every
+ * buffer the recorder fills. A handover to the recording thread sends only the entries that thread
+ * has not been sent (day-visits.ts, toMessage): in steady traffic none, where sending each second's
+ * ten thousand link ids held the event loop for 5 to 13 ms (joining and serialising them; docs/
+ * benchmarks.md). The recorder starts a new table past MAX_LINKS links, so memory stays bounded.
+ */
+export class LinkTable {
+  static readonly MAX_LINKS = 1 << 18;
+  readonly links: string[] = [];
+  readonly accounts: (string | null)[] = [];
+  private readonly ids = new Map<string, number>();
+
+  constructor(readonly id = ++made) {}
+
+  get size(): number {
+    return this.links.length;
+  }
+
+  /** The link's index, added at the end when new. */
+  of(linkId: string, accountId: string | null): number {
+    let l = this.ids.get(linkId);
+    if (l === undefined) {
+      this.ids.set(linkId, (l = this.links.push(linkId) - 1));
+      this.accounts.push(accountId);
+    }
+    return l;
+  }
+
+  /** The entries from index `from` on. No value contains a newline: ids are UUIDs. */
+  slice(from: number): LinkTableSlice {
+    return { table: this.id, from, ids: this.links.slice(from).join('\n'), accounts: this.accounts.slice(from).map((a) => a ?? '').join('\n') };
+  }
+
+  /** Adds another thread's entries; they continue this table, in the same order. */
+  extend(slice: LinkTableSlice): void {
+    if (slice.from !== this.size) throw new Error(`link table ${this.id} out of step: has ${this.size} links, sent from ${slice.from}`);
+    if (slice.ids === '') return;
+    const accounts = slice.accounts.split('\n');
+    for (const [i, id] of slice.ids.split('\n').entries()) this.of(id, accounts[i] || null);
+  }
+}
