@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
 import { DayVisits, MAX_COUNTRIES } from '../src/domain/analytics/day-visits.js';
-import { LinkTable } from '../src/domain/analytics/link-table.js';
+import { LinkTable, linkRef } from '../src/domain/analytics/link-table.js';
 import type { Source, VisitClass } from '../src/domain/analytics/ports.js';
 
 type Visit = [link: string, account: string | null, source: Source, country: string, visitor: VisitClass, referrer: string];
@@ -101,4 +101,30 @@ test('day buffers sent to another thread arrive whole, words moved rather than c
   const third = new DayVisits('2026-11-21', 9, 1, table);
   third.add('link-newer', null, 'q', 'FR', sent[0]![4], 'direct');
   assert.throws(() => DayVisits.fromMessage(third.toMessage(9).message, tables), /out of step/);
+});
+
+test('a link reference keeps its index in the link table; another table looks the link up again', () => {
+  const visitor: VisitClass = { device: 'mobile', browser: 'Chrome', bot: false };
+  const a = linkRef('link-a', 'account-1');
+  const b = linkRef('link-b', null);
+  const table = new LinkTable();
+  const day = new DayVisits('2026-11-21', 0, 1, table);
+  day.add('link-0', 'account-0', 's', 'DE', visitor, 'direct');
+  day.addLink(b, 'q', 'FR', visitor, 'direct');
+  day.addLink(a, 's', 'DE', visitor, 'direct');
+  day.addLink(b, 's', 'DE', visitor, 'news.example');
+  assert.deepEqual([a.table, a.index, b.table, b.index], [table.id, 2, table.id, 1]);
+  // Filled by add(), the table knows the same link under the same index.
+  day.add('link-a', 'account-1', 'q', 'DE', visitor, 'direct');
+  assert.deepEqual(read(day), [
+    'link-0|account-0|s|DE|mobile|Chrome|false|direct',
+    'link-b||q|FR|mobile|Chrome|false|direct',
+    'link-a|account-1|s|DE|mobile|Chrome|false|direct',
+    'link-b||s|DE|mobile|Chrome|false|news.example',
+    'link-a|account-1|q|DE|mobile|Chrome|false|direct',
+  ]);
+  const next = new DayVisits('2026-11-22', 0, 1, new LinkTable());
+  next.addLink(a, 's', 'DE', visitor, 'direct');
+  assert.deepEqual([a.table, a.index], [next.table.id, 0]);
+  assert.deepEqual(read(next), ['link-a|account-1|s|DE|mobile|Chrome|false|direct']);
 });

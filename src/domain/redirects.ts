@@ -1,10 +1,11 @@
+import { linkRef, type LinkRef } from './analytics/link-table.js';
 import { ClockCache } from './clock-cache.js';
 import type { LinkStore } from './ports.js';
 import { isSlugShaped } from './slugs.js';
 import type { Clock } from './time.js';
 
 export type Resolution =
-  | { kind: 'redirect'; target: string; linkId: string; accountId: string | null }
+  | { kind: 'redirect'; target: string; link: LinkRef }
   | { kind: 'expired' }
   | { kind: 'missing' };
 
@@ -120,7 +121,7 @@ export class RedirectResolver {
     const link = await this.links.bySlug(slug);
     const entry: Entry = link
       ? {
-          redirect: link.status === 'active' ? Object.freeze({ kind: 'redirect', target: link.target, linkId: link.id, accountId: link.accountId }) : undefined,
+          redirect: link.status === 'active' ? Object.freeze({ kind: 'redirect', target: link.target, link: linkRef(link.id, link.accountId) }) : undefined,
           expiresAt: link.expiresAt,
           staleAt,
         }

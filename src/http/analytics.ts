@@ -43,7 +43,7 @@ export async function setUpAnalytics(app: FastifyInstance, deps: { config: Confi
   app.addHook('onClose', async () => recorder.stop());
   const statsStore = new KyselyAnalyticsStore(database, config.limits.freeVisitsPerMonth);
   const country = countryOf(settings.countryHeader);
-  const visits: VisitSink = (headers, address, linkId, accountId, source) =>
-    recorder.record(linkId, accountId, source, headers['user-agent'], headers.referer, country(headers, address));
+  const visits: VisitSink = (headers, address, link, source) =>
+    recorder.record(link, source, headers['user-agent'], headers.referer, country(headers, address));
   return { visits, stats: new StatsService({ links: deps.links, store: statsStore, now }), recording: statsStore };
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
+import type { LinkRef } from '../domain/analytics/link-table.js';
 import type { Source } from '../domain/analytics/ports.js';
 import type { RedirectResolver, Resolution } from '../domain/redirects.js';
 import { clientAddress } from './client-address.js';
@@ -11,7 +12,7 @@ import type { RedirectGuard } from './redirect-guard.js';
  * Told about every GET redirect of an active link (HEAD is not a visit), with the request's headers
  * and client address as they are. Must not block, and must not keep `headers`.
  */
-export type VisitSink = (headers: IncomingHttpHeaders, address: string, linkId: string, accountId: string | null, source: Source) => void;
+export type VisitSink = (headers: IncomingHttpHeaders, address: string, link: LinkRef, source: Source) => void;
 
 /** The router's limit on a path parameter (app.ts); a longer segment is left to the router to refuse. */
 export const MAX_PARAM_LENGTH = 16 * 1024;
@@ -107,7 +108,7 @@ export class FastRedirect {
   private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string): void {
     if (resolution.kind === 'redirect') {
       if (this.deps.visits !== undefined && req.method === 'GET') {
-        this.deps.visits(req.headers, address, resolution.linkId, resolution.accountId, source);
+        this.deps.visits(req.headers, address, resolution.link, source);
       }
       res.writeHead(302, { 'cache-control': 'private, no-store', location: resolution.target, 'content-length': '0' });
       res.end();

@@ -1,4 +1,4 @@
-import { LinkTable, type LinkTableSlice } from './link-table.js';
+import { LinkTable, type LinkRef, type LinkTableSlice } from './link-table.js';
 import type { Source, VisitClass } from './ports.js';
 
 /** Classes and countries share a 32-bit word with the source (as in the journal, store/journal.ts). */
@@ -70,11 +70,26 @@ export class DayVisits {
 
   /** Appends a visit; false (nothing appended) when the day has more distinct classes or countries than fit. */
   add(linkId: string, accountId: string | null, source: Source, country: string, visitor: VisitClass, referrer: string): boolean {
+    const packed = this.pack(source, country, visitor);
+    if (packed === -1) return false;
+    this.push(this.linkOf(linkId, accountId), this.referrerOf(referrer), packed);
+    return true;
+  }
+
+  /** add() for the redirect path: the link's index comes from its reference (link-table.ts). */
+  addLink(link: LinkRef, source: Source, country: string, visitor: VisitClass, referrer: string): boolean {
+    const packed = this.pack(source, country, visitor);
+    if (packed === -1) return false;
+    this.push(this.table.indexOf(link), this.referrerOf(referrer), packed);
+    return true;
+  }
+
+  /** The visit's third word, or -1 when its class or country does not fit (nothing is added then). */
+  private pack(source: Source, country: string, visitor: VisitClass): number {
     const c = this.classIds.get(visitor) ?? this.classOf(visitor);
     const k = this.countryIds.get(country) ?? this.countryOf(country);
-    if (c === -1 || k === -1) return false;
-    this.push(this.linkOf(linkId, accountId), this.referrerOf(referrer), ((c << 16) | (k << 1) | (source === 'q' ? 1 : 0)) >>> 0);
-    return true;
+    if (c === -1 || k === -1) return -1;
+    return ((c << 16) | (k << 1) | (source === 'q' ? 1 : 0)) >>> 0;
   }
 
   /** Distinct links, by index (of all the table's buffers), and each one's account (null: a trial link). */

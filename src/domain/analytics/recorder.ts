@@ -1,7 +1,7 @@
 import { DAY_MS, utcDay, type Clock } from '../time.js';
 import { VisitClassifier } from './classify.js';
 import { DayVisits } from './day-visits.js';
-import { LinkTable } from './link-table.js';
+import { LinkTable, type LinkRef } from './link-table.js';
 import type { Handover, RecordingBackend, Shortfall, Source } from './ports.js';
 
 export interface RecorderOptions {
@@ -38,13 +38,13 @@ export class VisitRecorder {
 
   constructor(private readonly o: RecorderOptions) {}
 
-  record(linkId: string, accountId: string | null, source: Source, userAgent: string | undefined, referer: string | undefined, country: string): void {
+  record(link: LinkRef, source: Source, userAgent: string | undefined, referer: string | undefined, country: string): void {
     const t = this.o.now();
-    if (this.buffered + this.handedOver - this.o.backend.released >= this.o.bufferMaxVisits) return this.drop(linkId, t);
+    if (this.buffered + this.handedOver - this.o.backend.released >= this.o.bufferMaxVisits) return this.drop(link.id, t);
     const dayNumber = Math.floor(t / DAY_MS);
     const day = dayNumber === this.dayNumber ? this.day : this.dayOf(dayNumber, t);
     // False only past 65,536 distinct visitor classes or 32,768 countries in a day: never in practice.
-    if (!day.add(linkId, accountId, source, country, this.classifier.userAgent(userAgent), this.classifier.referrer(referer))) return this.drop(linkId, t);
+    if (!day.addLink(link, source, country, this.classifier.userAgent(userAgent), this.classifier.referrer(referer))) return this.drop(link.id, t);
     this.buffered++;
   }
 
