@@ -1,15 +1,18 @@
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { BACKGROUND_NICE } from './background-threads.js';
 
 /**
  * Runs in the worker thread (CommonJS, from a string: no file to find next to the compiled or the
- * TypeScript sources). Its own connection copies the log into the database file every interval;
- * PASSIVE never waits for readers or the writer, it copies what it can.
+ * TypeScript sources), below the event loop's priority (background-threads.ts). Its own connection
+ * copies the log into the database file every interval; PASSIVE never waits for readers or the
+ * writer, it copies what it can.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
+try { require('node:os').setPriority(workerData.nice); } catch { /* not permitted: the process's priority */ }
 const db = new Database(workerData.file);
 const timer = setInterval(() => {
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: the next interval tries again */ }
@@ -34,7 +37,7 @@ export class Checkpointer {
 
   constructor(file: string, intervalMs: number) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs } });
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs, nice: BACKGROUND_NICE } });
     // A worker that fails leaves checkpoints to the writing connection's automatic limit.
     this.worker.on('error', () => {});
     this.exited = once(this.worker, 'exit').catch(() => undefined);

@@ -4,18 +4,15 @@ import { Worker } from 'node:worker_threads';
 import type { DayVisitsMessage } from '../domain/analytics/day-visits.js';
 import type { Handover, RecordingBackend, Shortfall } from '../domain/analytics/ports.js';
 import { RecordingLoop, type RecordingLoopOptions } from '../domain/analytics/recording-loop.js';
+import { BACKGROUND_NICE } from './background-threads.js';
 import type { Database } from './database.js';
 import { KyselyVisitStore } from './visit-store.js';
 
 /** The loop's settings that cross to the thread (the store and the instance are made there). */
 export type LoopSettings = Omit<RecordingLoopOptions, 'store' | 'onError' | 'instanceId'>;
 
-/**
- * The thread's scheduling priority (nice): below the event loop's, so on a busy core the kernel runs
- * the redirects first and the recording in the time they leave, yet high enough that recording keeps
- * up under full load (at 19 it would get about 1.5% of a saturated core; at 10 about 10%).
- */
-export const RECORDING_NICE = 10;
+/** The thread's scheduling priority (background-threads.ts). */
+export const RECORDING_NICE = BACKGROUND_NICE;
 
 export interface Request {
   id: number;

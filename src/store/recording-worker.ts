@@ -15,7 +15,7 @@ const { databaseUrl, settings, instanceId, nice } = workerData as { databaseUrl:
 const port = parentPort!;
 const send = (reply: Reply) => port.postMessage(reply);
 
-// On Linux a thread's nice value is its own: this leaves the event loop's thread as it is.
+// On Linux a thread's nice value is its own (background-threads.ts).
 try {
   os.setPriority(nice);
 } catch {
