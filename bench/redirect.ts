@@ -25,6 +25,12 @@ const LINKS = 10_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const SLICE = Number(process.env.BENCH_SLICE_SECONDS ?? 10);
 const EXACT_REQUESTS = Number(process.env.BENCH_EXACT_REQUESTS ?? 300_000);
+/**
+ * Another build of the service (a `dist/` directory, e.g. of an earlier commit built in a git worktree)
+ * to measure in the same interleaved rounds, on its own copy of the database: a before/after that
+ * the machine's drift hits alike.
+ */
+const BASELINE_DIST = process.env.BENCH_BASELINE_DIST;
 const SERVER_CORE = '0';
 const LOAD_CORE = '1';
 const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
@@ -153,10 +159,18 @@ async function main(): Promise<void> {
     REDIRECT_FLOOD_PER_MINUTE: '100000000',
   };
   const serviceCommand = pinned(SERVER_CORE, [process.execPath, 'dist/server.js']);
+  const baseline: Server[] = [];
+  if (BASELINE_DIST) {
+    const baselineUrl = `sqlite:${path.join(dir, 'baseline.db')}`;
+    fs.copyFileSync(path.join(dir, 'bench.db'), path.join(dir, 'baseline.db'));
+    const command = pinned(SERVER_CORE, [process.execPath, path.join(path.resolve(BASELINE_DIST), 'server.js')]);
+    baseline.push({ name: 'baseline build (BENCH_BASELINE_DIST)', url: 'http://127.0.0.1:3904', up: '/health', child: start(command, { ...env, DATABASE_URL: baselineUrl, PORT: '3904' }), rounds: [] });
+  }
   const servers: Server[] = [
     { name: 'bare node:http', url: 'http://127.0.0.1:3901', up: '/s/x', child: start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/bare-server.ts'), slugFile, '3901'])), rounds: [] },
     { name: 'Fastify alone (Map)', url: 'http://127.0.0.1:3903', up: '/s/x', child: start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/fastify-server.ts'), slugFile, '3903'])), rounds: [] },
     { name: 'service (recording)', url: 'http://127.0.0.1:3902', up: '/health', child: start(serviceCommand, env), rounds: [] },
+    ...baseline,
   ];
   for (const server of servers) {
     await waitUntilUp(server.url + server.up);
@@ -177,6 +191,7 @@ async function main(): Promise<void> {
   const [bare, framework, serviceRun] = servers as [Server, Server, Server];
   await stop(bare.child);
   await stop(framework.child);
+  for (const b of baseline) await stop(b.child);
   const code = await stop(serviceRun.child);
   const afterTimed = await recordedVisits(databaseUrl);
   const timedServed = serviceRun.warm!.requests + serviceRun.rounds.reduce((n, r) => n + r.requests, 0);
@@ -197,6 +212,9 @@ async function main(): Promise<void> {
   }
   const ratios = serviceRun.rounds.map((r, i) => r.rps / bare.rounds[i]!.rps);
   const cpu = (s: Server) => s.rounds.reduce((n, r) => n + r.cpuUs! * r.requests, 0) / s.rounds.reduce((n, r) => n + r.requests, 0);
+  for (const b of baseline) {
+    console.log(`baseline build: ${(100 * middle(b.rounds.map((r, i) => r.rps / bare.rounds[i]!.rps))).toFixed(1)}% of bare by requests/s (median of per-round ratios), ${((100 * cpu(bare)) / cpu(b)).toFixed(1)}% by CPU per request`);
+  }
   console.log(`ratio: ${(100 * middle(ratios)).toFixed(1)}% of bare by requests/s (median of per-round ratios; Fastify alone ${(100 * middle(framework.rounds.map((r, i) => r.rps / bare.rounds[i]!.rps))).toFixed(1)}%), ${((100 * cpu(bare)) / cpu(serviceRun)).toFixed(1)}% by CPU per request over all rounds`);
   console.log(`load average during the run: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (other processes skew requests/s)`);
   console.log(`timed runs: ${timedServed} redirects completed by the load generator, ${afterTimed} visits recorded (the generator does not count requests in flight when it stops: up to 64 per run); exit ${code}`);
