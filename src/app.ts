@@ -135,7 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const credits = new KyselyCreditStore(database.db);
   const idempotency = new IdempotencyGuard(new KyselyIdempotencyStore(database.db, PENDING_CLAIM_TTL_MS));
   const networkSecret = await deploymentSecret(database.db, 'network_secret');
-  // Its own reads: a redirect that misses the cache must not wait for an analytics transaction.
+  // Its own reads: a redirect that misses the cache must not wait for a write transaction.
   const redirects = new RedirectResolver(new KyselyLinkStore(database.reads), now, {
     ttlMs: config.redirectCacheTtlMs,
     maxEntries: config.redirectCacheMaxEntries,

@@ -100,7 +100,11 @@ test('day buffers sent to another thread arrive whole, words moved rather than c
   // A message that skips links the thread was never sent is refused, not misread.
   const third = new DayVisits('2026-11-21', 9, 1, table);
   third.add('link-newer', null, 'q', 'FR', sent[0]![4], 'direct');
-  assert.throws(() => DayVisits.fromMessage(third.toMessage(9).message, tables), /out of step/);
+  const { message: skipping } = third.toMessage(9);
+  assert.throws(() => DayVisits.fromMessage(skipping, tables), /out of step/);
+  // Sent all of the table again, the thread starts its mirror over and reads the buffer.
+  const again = DayVisits.fromMessage({ ...skipping, links: table.slice(0) }, tables);
+  assert.deepEqual(read(again), [line(['link-newer', null, 'q', 'FR', sent[0]![4], 'direct'])]);
 });
 
 test('a link reference keeps its index in the link table; another table looks the link up again', () => {

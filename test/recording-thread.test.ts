@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { RECORDING_NICE, RecordingThread } from '../src/store/recording-thread.js';
@@ -26,24 +27,30 @@ eachDatabase('the recording thread', (kind) => {
 
   test('visits are made durable by a thread that runs below the event loop’s priority (as does SQLite’s checkpoint thread), and close ends them', { skip: !linux && 'needs /proc' }, async () => {
     const niced = () => threadNices().filter((n) => n === RECORDING_NICE).length;
-    // This suite's own database has a checkpoint thread already (SQLite).
-    const before = niced();
+    // Threads set their priority, and end, a moment after they are started or stopped.
+    const eventually = async (count: number, what: string) => {
+      for (let waited = 0; niced() !== count && waited < 3000; waited += 20) await sleep(20);
+      assert.equal(niced(), count, what);
+    };
+    // This suite's own database has a checkpoint thread (SQLite).
+    const before = kind === 'sqlite' ? 1 : 0;
+    await eventually(before, 'the suite database’s threads');
     const h = await Harness.start(kind);
     try {
       const link = await linkWithKey(h);
       await visit(h, link.slug, 5);
       assert.equal((await stats(h, link.id, link.key)).total, 5);
-      assert.equal(niced() - before, kind === 'sqlite' ? 2 : 1, 'threads at the background priority');
+      await eventually(before + (kind === 'sqlite' ? 2 : 1), 'threads at the background priority');
     } finally {
       await h.close();
     }
-    assert.equal(niced(), before, 'the threads are gone');
+    await eventually(before, 'the threads are gone');
   });
 
   test('a thread that dies is replaced under a new instance, and the dead one’s silence becomes a gap', async () => {
     let now = Date.UTC(2026, 10, 21, 12);
     const errors: unknown[] = [];
-    const thread = new RecordingThread(db.url, settings, (error) => errors.push(error));
+    const thread = new RecordingThread(db, settings, (error) => errors.push(error));
     await thread.start(now);
     const [first] = await instances();
     assert.ok(first);

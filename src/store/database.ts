@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { Checkpointer } from './checkpointer.js';
 import { migrateToLatest } from './migrations.js';
-import { SqliteWaitingDialect } from './sqlite-driver.js';
+import { SqliteWaitingDialect, type WriterTurns } from './sqlite-driver.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -15,13 +15,18 @@ export interface Database {
   /**
    * For the redirect path's reads (slug lookups, the change feed): never queued behind a write
    * transaction. SQLite: a second, read-only connection (WAL readers see the last commit without
-   * waiting), because the one writing connection runs one transaction at a time and a roll-up pass
-   * holds it across yields. PostgreSQL: the same pool, whose connections already run side by side.
+   * waiting), because the writing connection runs one transaction at a time and waits for the
+   * recording thread's lock. PostgreSQL: the same pool, whose connections already run side by side.
    */
   readonly reads: Kysely<DB>;
   readonly dialect: Dialect;
   /** DATABASE_URL: another thread opens its own connection with it (store/recording-thread.ts). */
   readonly url: string;
+  /**
+   * SQLite: the count of this connection's writers waiting for the write lock, in shared memory, for a
+   * background thread's connection to give way to (sqlite-driver.ts, WriterTurns).
+   */
+  readonly waitingWriters?: Int32Array;
   close(): Promise<void>;
 }
 
@@ -29,8 +34,16 @@ export interface Database {
  * Opens the database named by DATABASE_URL and brings its schema up to date. Every difference between
  * SQLite and PostgreSQL that the rest of the code must not know about lives here or in sql-errors.ts.
  */
-export async function openDatabase(url: string, options: { migrate?: boolean; checkpoints?: boolean } = {}): Promise<Database> {
-  const database = url.startsWith('sqlite:') ? openSqlite(url, options.checkpoints !== false) : openPostgres(url);
+export interface OpenOptions {
+  migrate?: boolean;
+  /** SQLite: run the checkpoint thread (the server's connection does; the recording thread's does not). */
+  checkpoints?: boolean;
+  /** SQLite: this is a background connection that gives way to these waiting writers (Database.waitingWriters). */
+  giveWayTo?: Int32Array;
+}
+
+export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
+  const database = url.startsWith('sqlite:') ? openSqlite(url, options) : openPostgres(url);
   if (options.migrate !== false) {
     try {
       await migrateToLatest(database.db);
@@ -59,8 +72,10 @@ const sqlitePragmas = (sqlite: SqliteDatabase.Database) => {
   sqlite.pragma('mmap_size = 268435456');
 };
 
-function openSqlite(url: string, checkpoints: boolean): Database {
+function openSqlite(url: string, options: OpenOptions): Database {
   const file = url.slice('sqlite:'.length);
+  const waitingWriters = options.giveWayTo ?? new Int32Array(new SharedArrayBuffer(4));
+  const turns: WriterTurns = { waiting: waitingWriters, role: options.giveWayTo ? 'background' : 'foreground' };
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SqliteDatabase(file);
   // WAL lets the CLI, the recording thread and readers work while the server writes; a writer waits for
@@ -71,7 +86,7 @@ function openSqlite(url: string, checkpoints: boolean): Database {
   sqlitePragmas(sqlite);
   // One connection behind a mutex, so transactions of this connection are serialized: a guarded update
   // inside one is atomic with respect to every other request; other connections wait for its lock.
-  const db = new Kysely<DB>({ dialect: new SqliteWaitingDialect(() => sqlite, SQLITE_WAIT_MS) });
+  const db = new Kysely<DB>({ dialect: new SqliteWaitingDialect(() => sqlite, SQLITE_WAIT_MS, turns) });
   if (file === ':memory:') return { db, reads: db, dialect: 'sqlite', url, close: () => db.destroy() };
   // Checkpoints run in a worker thread (checkpointer.ts); the writer checkpoints itself only if the
   // log passes this many pages (100 MB), which that thread normally never lets happen. A busy
@@ -79,7 +94,7 @@ function openSqlite(url: string, checkpoints: boolean): Database {
   // 16 MB when it does.
   sqlite.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
   sqlite.pragma('journal_size_limit = 16777216');
-  const checkpointer = checkpoints ? new Checkpointer(path.resolve(file), CHECKPOINT_INTERVAL_MS) : undefined;
+  const checkpointer = options.checkpoints !== false ? new Checkpointer(path.resolve(file), CHECKPOINT_INTERVAL_MS) : undefined;
   // Opened on first use: the file must exist and be migrated by then.
   const reads = new Kysely<DB>({
     // Never used for transactions: BEGIN IMMEDIATE on a read-only connection would fail.
@@ -93,7 +108,7 @@ function openSqlite(url: string, checkpoints: boolean): Database {
     await checkpointer?.stop();
     await Promise.all([db.destroy(), reads.destroy()]);
   };
-  return { db, reads, dialect: 'sqlite', url, close };
+  return { db, reads, dialect: 'sqlite', url, waitingWriters, close };
 }
 
 const CHECKPOINT_INTERVAL_MS = 500;

@@ -26,8 +26,24 @@ export interface ErrorReport {
   code?: string;
   stack?: string;
 }
-/** A request's answer with the thread's count of released visits, or an error of a tick to log. */
-export type Reply = { id: number; released: number; error?: ErrorReport } | { report: ErrorReport };
+/**
+ * A request's answer with the thread's count of released visits (and `resync` when it could not read
+ * a buffer's links: its mirror of the link table is out of step, so it must be sent all of them), or
+ * an error of a tick to log.
+ */
+export type Reply = { id: number; released: number; resync?: boolean; error?: ErrorReport } | { report: ErrorReport };
+
+/** The final flush's limit before the thread is ended (the server's own shutdown limit is 15 s). */
+const STOP_TIMEOUT_MS = 10_000;
+
+export interface WorkerData {
+  databaseUrl: string;
+  /** SQLite: the event loop's waiting writers, which the thread's connection gives way to. */
+  giveWayTo: Int32Array | undefined;
+  settings: LoopSettings;
+  instanceId: string;
+  nice: number;
+}
 
 export const describeError = (error: unknown): ErrorReport => {
   const e = error as { message?: unknown; code?: unknown; stack?: unknown } | undefined;
@@ -44,7 +60,7 @@ export function recordingBackend(database: Database, settings: LoopSettings, onE
   if (database.url === 'sqlite::memory:') {
     return new RecordingLoop({ ...settings, instanceId: crypto.randomUUID(), store: new KyselyVisitStore(database), onError });
   }
-  return new RecordingThread(database.url, settings, onError);
+  return new RecordingThread(database, settings, onError);
 }
 
 /**
@@ -59,15 +75,20 @@ export class RecordingThread implements RecordingBackend {
   private exited: Promise<unknown> = Promise.resolve();
   private stopping = false;
   private nextId = 1;
-  private readonly calls = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly calls = new Map<number, { now: number; resolve: () => void; reject: (error: Error) => void }>();
   /** Visits posted to threads so far, and those that threads before the current one were given. */
   private posted = 0;
   private base = 0;
   /** Per link table (by id), how many of its links the current thread has been sent. */
   private linksSent = new Map<number, number>();
+  /** The recorder's time of the last answered request and of the last one posted. */
+  private answeredAt = 0;
+  private postedAt = 0;
+  /** Visits a dead thread took with it, reported as a gap with the next request. */
+  private lost: Shortfall[] = [];
 
   constructor(
-    private readonly databaseUrl: string,
+    private readonly database: Pick<Database, 'url' | 'waitingWriters'>,
     private readonly settings: LoopSettings,
     private readonly onError: (error: unknown) => void,
   ) {}
@@ -85,33 +106,60 @@ export class RecordingThread implements RecordingBackend {
   }
 
   async stop(handover: Handover): Promise<void> {
+    const call = this.call('stop', handover);
     this.stopping = true;
+    // A thread that does not finish its final flush in time is ended: shutdown must not hang on it.
+    const timeout = setTimeout(() => void this.worker?.terminate(), STOP_TIMEOUT_MS);
     try {
-      await this.call('stop', handover);
+      await call;
     } finally {
       await this.exited;
+      clearTimeout(timeout);
     }
   }
 
   private call(op: Request['op'], handover: Handover): Promise<void> {
+    // After stop no thread is started again: nothing would stop it.
+    if (this.stopping) return Promise.reject(new Error('visit recording has stopped'));
     if (this.worker === undefined) {
       this.spawn();
       if (op !== 'start') this.call('start', { now: handover.now, days: [], dropped: [] }).catch(this.onError);
     }
     const id = this.nextId++;
     const transfer: ArrayBuffer[] = [];
+    let visits = 0;
+    const sent = new Map<number, number>();
     const days = handover.days.map((day) => {
-      this.posted += day.count;
-      const { message, transfer: buffers } = day.toMessage(this.linksSent.get(day.table.id) ?? 0);
-      this.sentLinks(day.table.id, day.table.size);
+      visits += day.count;
+      const { message, transfer: buffers } = day.toMessage(sent.get(day.table.id) ?? this.linksSent.get(day.table.id) ?? 0);
+      sent.set(day.table.id, day.table.size);
       transfer.push(...buffers);
       return message;
     });
-    const request: Request = { id, op, now: handover.now, days, dropped: handover.dropped };
+    const request: Request = { id, op, now: handover.now, days, dropped: [...handover.dropped, ...this.lost.splice(0)] };
     return new Promise<void>((resolve, reject) => {
-      this.calls.set(id, { resolve, reject });
-      this.worker!.postMessage(request, transfer);
+      try {
+        this.worker!.postMessage(request, transfer);
+      } catch (error) {
+        // Nothing was sent: these visits are lost, and reported as a gap with the next request.
+        this.posted += visits;
+        this.base += visits;
+        this.released += visits;
+        this.lose(visits, handover.now, handover.now);
+        this.lost.push(...request.dropped);
+        return reject(error);
+      }
+      this.calls.set(id, { now: handover.now, resolve, reject });
+      this.posted += visits;
+      this.postedAt = handover.now;
+      for (const [table, size] of sent) this.sentLinks(table, size);
     });
+  }
+
+  /** Visits gone with a thread or a failed post: released for the recorder's bound, and a service-wide gap. */
+  private lose(visits: number, from: number, to: number): void {
+    if (visits === 0) return;
+    this.lost.push({ linkId: null, reason: 'recording_unavailable', count: visits, from, to });
   }
 
   private sentLinks(table: number, size: number): void {
@@ -123,7 +171,13 @@ export class RecordingThread implements RecordingBackend {
   private spawn(): void {
     // A new thread has no mirror of any link table.
     this.linksSent = new Map();
-    const workerData = { databaseUrl: this.databaseUrl, settings: this.settings, instanceId: crypto.randomUUID(), nice: RECORDING_NICE };
+    const workerData: WorkerData = {
+      databaseUrl: this.database.url,
+      giveWayTo: this.database.waitingWriters,
+      settings: this.settings,
+      instanceId: crypto.randomUUID(),
+      nice: RECORDING_NICE,
+    };
     const worker = startWorker(workerData);
     this.worker = worker;
     this.exited = once(worker, 'exit').catch(() => undefined);
@@ -132,6 +186,8 @@ export class RecordingThread implements RecordingBackend {
       const call = this.calls.get(reply.id);
       this.calls.delete(reply.id);
       this.released = this.base + reply.released;
+      if (call) this.answeredAt = call.now;
+      if (reply.resync) this.linksSent = new Map();
       if (reply.error) call?.reject(asError(reply.error));
       else call?.resolve();
     });
@@ -139,7 +195,9 @@ export class RecordingThread implements RecordingBackend {
     worker.on('exit', () => {
       if (this.worker !== worker) return;
       this.worker = undefined;
-      // Whatever the thread held is gone: the recorder must not count it against its buffer.
+      // Whatever the thread held is gone: the recorder must not count it against its buffer, and it
+      // becomes a gap (a thread that died before its first heartbeat leaves no instance to reap).
+      this.lose(this.posted - this.released, this.answeredAt, this.postedAt);
       this.base = this.posted;
       this.released = this.posted;
       const failed = new Error(this.stopping ? 'recording thread stopped' : 'recording thread exited; a new one starts at the next tick');

@@ -8,10 +8,10 @@ import { DayVisits } from '../domain/analytics/day-visits.js';
 import type { LinkTable } from '../domain/analytics/link-table.js';
 import { RecordingLoop } from '../domain/analytics/recording-loop.js';
 import { openDatabase } from './database.js';
-import { describeError, type ErrorReport, type LoopSettings, type Reply, type Request } from './recording-thread.js';
+import { describeError, type ErrorReport, type Reply, type Request, type WorkerData } from './recording-thread.js';
 import { KyselyVisitStore } from './visit-store.js';
 
-const { databaseUrl, settings, instanceId, nice } = workerData as { databaseUrl: string; settings: LoopSettings; instanceId: string; nice: number };
+const { databaseUrl, giveWayTo, settings, instanceId, nice } = workerData as WorkerData;
 const port = parentPort!;
 const send = (reply: Reply) => port.postMessage(reply);
 
@@ -22,26 +22,53 @@ try {
   // Not permitted here: the thread runs at the process's priority.
 }
 // The server migrated the schema before starting this thread; checkpoints are the server's too.
-const database = await openDatabase(databaseUrl, { migrate: false, checkpoints: false });
+const database = await openDatabase(databaseUrl, { migrate: false, checkpoints: false, giveWayTo });
 const loop = new RecordingLoop({ ...settings, instanceId, store: new KyselyVisitStore(database), onError: (error) => send({ report: describeError(error) }) });
+port.on('messageerror', (error) => send({ report: describeError(error) }));
 
 /** Mirrors of the recorder's link tables (link-table.ts); only the newest is extended. */
 const tables = new Map<number, LinkTable>();
+
+/** The request's day buffers; those whose links this thread cannot read are lost (a gap), and resync asked for. */
+function daysOf(request: Request): { days: DayVisits[]; resync: boolean } {
+  const days: DayVisits[] = [];
+  let resync = false;
+  for (const d of request.days) {
+    try {
+      days.push(DayVisits.fromMessage(d, tables));
+    } catch (error) {
+      resync = true;
+      loop.lose(d.count, d.from, request.now);
+      send({ report: describeError(error) });
+    }
+  }
+  const newest = Math.max(...tables.keys());
+  for (const id of tables.keys()) if (id < newest) tables.delete(id);
+  return { days, resync };
+}
+
 let queue = Promise.resolve();
 port.on('message', (request: Request) => {
   queue = queue.then(async () => {
     let error: ErrorReport | undefined;
+    let resync = false;
     try {
-      const handover = { now: request.now, days: request.days.map((d) => DayVisits.fromMessage(d, tables)), dropped: request.dropped };
+      const read = daysOf(request);
+      resync = read.resync;
+      const handover = { now: request.now, days: read.days, dropped: request.dropped };
       if (request.op === 'start') await loop.start(request.now);
       else await loop[request.op](handover);
     } catch (e) {
       error = describeError(e);
     }
-    const newest = Math.max(...tables.keys());
-    for (const id of tables.keys()) if (id < newest) tables.delete(id);
-    if (request.op === 'stop') await database.close();
-    send({ id: request.id, released: loop.released, error });
-    if (request.op === 'stop') port.close();
+    try {
+      if (request.op === 'stop') await database.close();
+    } catch (e) {
+      error ??= describeError(e);
+    } finally {
+      // Always answered, and after stop the thread always ends: the server's shutdown waits for it.
+      send({ id: request.id, released: loop.released, resync, error });
+      if (request.op === 'stop') port.close();
+    }
   });
 });

@@ -72,8 +72,8 @@ export class KyselyVisitStore implements VisitStore {
     const reasons = new Map<string, GapReason>();
     let accounts = 0;
     for (const [account, own] of totals) {
-      // SQLite statements run synchronously: a busy second's accounts in one macrotask would hold back
-      // the redirects waiting behind them.
+      // SQLite statements run synchronously: yields keep a busy second's accounts from being one long
+      // task (on the recording thread, or on the event loop with an in-memory database).
       if (++accounts % ACCOUNTS_PER_YIELD === 0) await breathe();
       const offer = Math.min(own, dayLeft);
       // Trial links belong to no account: only the service ceiling bounds them.
@@ -156,9 +156,9 @@ async function addGap(tx: Tx, gap: Shortfall): Promise<void> {
 }
 
 /**
- * encodeDay (journal.ts) with a yield to the event loop after each slice of visits and after every few
- * batches: one synchronous stretch over a busy second's visits held every redirect behind it for
- * about 20 ms.
+ * encodeDay (journal.ts) with a yield after each slice of visits and after every few batches: on the
+ * event loop (where recording ran before it had a thread, and still runs with an in-memory database)
+ * one synchronous stretch over a busy second's visits held every redirect behind it for about 20 ms.
  */
 async function encodeInSlices(day: DayVisits, keep: Uint8Array | null): Promise<Map<number, Buffer>> {
   const encoder = new DayEncoder(day, keep);

@@ -122,7 +122,8 @@ export class DayVisits {
   /** The buffer of a message; `tables` are this thread's mirrors of the sender's link tables, by id. */
   static fromMessage(m: DayVisitsMessage, tables: Map<number, LinkTable>): DayVisits {
     let table = tables.get(m.links.table);
-    if (!table) tables.set(m.links.table, (table = new LinkTable(m.links.table)));
+    // From its first link: a new table, or all of one sent again after this thread fell out of step.
+    if (!table || (m.links.from === 0 && table.size > 0)) tables.set(m.links.table, (table = new LinkTable(m.links.table)));
     table.extend(m.links);
     const day = new DayVisits(m.day, m.from, 1, table);
     day.words = m.words;

@@ -21,7 +21,8 @@ export class RecordingLoop implements RecordingBackend {
   released = 0;
   /** Handed-over days not yet durable: those of failed flushes first, then newer ones. */
   private waiting: DayVisits[] = [];
-  private dropped = new Map<string, Shortfall>();
+  /** By link; null: every link (visits lost whole, see lose). */
+  private dropped = new Map<string | null, Shortfall>();
   private queue: Promise<unknown> = Promise.resolve();
   /** The roll-up started by a tick, running beside the flushes (see tick). */
   private rolling: Promise<void> | undefined;
@@ -93,6 +94,12 @@ export class RecordingLoop implements RecordingBackend {
     }).catch(this.o.onError);
   }
 
+  /** Visits that reached this loop unreadable: released, and reported as a service-wide gap. */
+  lose(visits: number, from: number, to: number): void {
+    this.released += visits;
+    this.drop({ linkId: null, reason: 'recording_unavailable', count: visits, from, to });
+  }
+
   private absorb(handover: Handover): void {
     this.waiting.push(...handover.days);
     for (const s of handover.dropped) this.drop(s);
@@ -134,13 +141,13 @@ export class RecordingLoop implements RecordingBackend {
   }
 
   private drop(s: Shortfall): void {
-    const known = this.dropped.get(s.linkId!);
+    const known = this.dropped.get(s.linkId);
     if (known) {
       known.count += s.count;
       known.from = Math.min(known.from, s.from);
       known.to = Math.max(known.to, s.to);
     } else {
-      this.dropped.set(s.linkId!, { ...s });
+      this.dropped.set(s.linkId, { ...s });
     }
   }
 
