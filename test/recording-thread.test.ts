@@ -3,6 +3,9 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
+import { sql } from 'kysely';
+import { DayVisits } from '../src/domain/analytics/day-visits.js';
+import { LinkTable } from '../src/domain/analytics/link-table.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { RECORDING_NICE, RecordingThread } from '../src/store/recording-thread.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from './helpers/databases.js';
@@ -68,5 +71,30 @@ eachDatabase('the recording thread', (kind) => {
     await thread.stop(idle((now += 1000)));
     assert.deepEqual(await instances(), []);
     assert.deepEqual(errors.map((e) => (e as Error).message), ['recording thread exited; a new one starts at the next tick']);
+  });
+
+  test('visits a dying thread held become a service-wide gap from its last durable flush', async () => {
+    const t0 = Date.UTC(2026, 10, 22, 12);
+    let now = t0;
+    const thread = new RecordingThread(db, settings, () => {});
+    await thread.start(now);
+    await thread.tick(idle((now += 1000)));
+    // A real failure, not a mock (as in analytics-outage.test.ts): the flush's first table is renamed away.
+    await sql`alter table visit_days rename to visit_days_away`.execute(db.db);
+    try {
+      const day = new DayVisits('2026-11-22', now, 1, new LinkTable());
+      const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
+      for (let i = 0; i < 3; i++) day.add('link-x', null, 's', 'DE', visitor, 'direct');
+      await thread.tick({ now: (now += 1000), days: [day], dropped: [] });
+      assert.equal(thread.released, 0, 'the thread holds the visits of the failed flush');
+      await (thread as unknown as { worker: Worker }).worker.terminate();
+      assert.equal(thread.released, 3, 'what it held no longer counts against the buffer');
+    } finally {
+      await sql`alter table visit_days_away rename to visit_days`.execute(db.db);
+    }
+    await thread.tick(idle((now += 1000)));
+    await thread.stop(idle((now += 1000)));
+    const gaps = await analyticsDb(db.db).selectFrom('visit_gaps').select(['link_id', 'reason', 'from_ms', 'to_ms']).where('from_ms', '>=', t0).execute();
+    assert.deepEqual(gaps, [{ link_id: null, reason: 'recording_unavailable', from_ms: t0 + 1000, to_ms: t0 + 2000 }]);
   });
 });

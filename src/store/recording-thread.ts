@@ -31,7 +31,7 @@ export interface ErrorReport {
  * a buffer's links: its mirror of the link table is out of step, so it must be sent all of them), or
  * an error of a tick to log.
  */
-export type Reply = { id: number; released: number; resync?: boolean; error?: ErrorReport } | { report: ErrorReport };
+export type Reply = { id: number; released: number; durableAt: number; resync?: boolean; error?: ErrorReport } | { report: ErrorReport };
 
 /** The final flush's limit before the thread is ended (the server's own shutdown limit is 15 s). */
 const STOP_TIMEOUT_MS = 10_000;
@@ -81,7 +81,7 @@ export class RecordingThread implements RecordingBackend {
   private base = 0;
   /** Per link table (by id), how many of its links the current thread has been sent. */
   private linksSent = new Map<number, number>();
-  /** The recorder's time of the last answered request and of the last one posted. */
+  /** The recorder's time up to which the thread made every visit durable, and of the last request posted. */
   private answeredAt = 0;
   private postedAt = 0;
   /** Visits a dead thread took with it, reported as a gap with the next request. */
@@ -136,7 +136,9 @@ export class RecordingThread implements RecordingBackend {
       transfer.push(...buffers);
       return message;
     });
-    const request: Request = { id, op, now: handover.now, days, dropped: [...handover.dropped, ...this.lost.splice(0)] };
+    // Losses travel with a request that flushes (start only registers).
+    const dropped = op === 'start' ? handover.dropped : [...handover.dropped, ...this.lost.splice(0)];
+    const request: Request = { id, op, now: handover.now, days, dropped };
     return new Promise<void>((resolve, reject) => {
       try {
         this.worker!.postMessage(request, transfer);
@@ -152,6 +154,8 @@ export class RecordingThread implements RecordingBackend {
       this.calls.set(id, { now: handover.now, resolve, reject });
       this.posted += visits;
       this.postedAt = handover.now;
+      // Before any answer, nothing is durable since the first request: a loss is counted from there.
+      this.answeredAt ||= handover.now;
       for (const [table, size] of sent) this.sentLinks(table, size);
     });
   }
@@ -186,7 +190,7 @@ export class RecordingThread implements RecordingBackend {
       const call = this.calls.get(reply.id);
       this.calls.delete(reply.id);
       this.released = this.base + reply.released;
-      if (call) this.answeredAt = call.now;
+      this.answeredAt = Math.max(this.answeredAt, reply.durableAt);
       if (reply.resync) this.linksSent = new Map();
       if (reply.error) call?.reject(asError(reply.error));
       else call?.resolve();

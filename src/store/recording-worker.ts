@@ -67,7 +67,7 @@ port.on('message', (request: Request) => {
       error ??= describeError(e);
     } finally {
       // Always answered, and after stop the thread always ends: the server's shutdown waits for it.
-      send({ id: request.id, released: loop.released, resync, error });
+      send({ id: request.id, released: loop.released, durableAt: loop.durableAt, resync, error });
       if (request.op === 'stop') port.close();
     }
   });

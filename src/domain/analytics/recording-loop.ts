@@ -19,6 +19,8 @@ export interface RecordingLoopOptions {
  */
 export class RecordingLoop implements RecordingBackend {
   released = 0;
+  /** The handover time up to which every visit handed over is durable (its last successful flush, or an idle tick). */
+  durableAt = 0;
   /** Handed-over days not yet durable: those of failed flushes first, then newer ones. */
   private waiting: DayVisits[] = [];
   /** By link; null: every link (visits lost whole, see lose). */
@@ -53,7 +55,10 @@ export class RecordingLoop implements RecordingBackend {
       await this.serial(async () => {
         const pending = this.waiting.length > 0 || this.dropped.size > 0;
         if (pending) await this.flushOnce(now);
-        else if (every(this.o.heartbeatIntervalMs)) await this.o.store.beat(this.o.instanceId, this.startedAt, now);
+        else {
+          this.durableAt = now;
+          if (every(this.o.heartbeatIntervalMs)) await this.o.store.beat(this.o.instanceId, this.startedAt, now);
+        }
         if (every(this.o.heartbeatIntervalMs)) await this.reap(now);
       });
       // Not in the serial queue: a roll-up of a busy minute takes seconds, and flushes must go on at
@@ -113,6 +118,7 @@ export class RecordingLoop implements RecordingBackend {
     try {
       await this.o.store.flush({ instanceId: this.o.instanceId, startedAt: this.startedAt, now, days, dropped: [...dropped.values()], limits: this.o.limits });
       for (const day of days) this.released += day.count;
+      this.durableAt = now;
       return true;
     } catch (error) {
       this.waiting = [...days, ...this.waiting];
