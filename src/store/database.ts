@@ -106,7 +106,10 @@ function openSqlite(url: string, options: OpenOptions): Database {
   });
   const close = async () => {
     await checkpointer?.stop();
-    await Promise.all([db.destroy(), reads.destroy()]);
+    // The read-only connection first: the last connection to close folds the log into the database
+    // file and removes it, which a read-only one cannot do.
+    await reads.destroy();
+    await db.destroy();
   };
   return { db, reads, dialect: 'sqlite', url, waitingWriters, close };
 }
