@@ -30,3 +30,18 @@ test('on SQLite the write-ahead log is copied into the database file by a worker
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('after the read-only connection was used, close leaves only the database file (the writer closes last and removes the log)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'close-order-'));
+  const file = path.join(dir, 'db.sqlite');
+  const database = await openDatabase(`sqlite:${file}`);
+  try {
+    await sql`create table t (id integer primary key)`.execute(database.db);
+    await sql`insert into t (id) values (1)`.execute(database.db);
+    await sql`select id from t`.execute(database.reads);
+  } finally {
+    await database.close();
+  }
+  assert.deepEqual(fs.readdirSync(dir), ['db.sqlite']);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
