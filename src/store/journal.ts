@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { DayVisits, DeviceClass, Source, VisitClass } from '../domain/analytics/ports.js';
-import { withRoom } from '../domain/analytics/day-visits.js';
+import { visitWord, withRoom, wordClass, wordCountry, wordSource } from '../domain/analytics/day-visits.js';
 
 /**
  * The journal: what a flush makes durable, folded into the rollups later (rollup.ts). A batch holds one
@@ -47,13 +47,13 @@ class BatchWriter {
   /** A visit: its link's index in this batch, and visit i of the day for the rest. */
   add(link: number, i: number): void {
     const packed = this.day.packed(i);
-    const c = this.classes.of(packed >>> 16);
-    const k = this.countries.of((packed >>> 1) & 0x7fff);
+    const c = this.classes.of(wordClass(packed));
+    const k = this.countries.of(wordCountry(packed));
     this.words = withRoom(this.words, WORDS_PER_VISIT * (this.visits + 1));
     const at = WORDS_PER_VISIT * this.visits++;
     this.words[at] = link;
     this.words[at + 1] = this.referrers.of(this.day.referrer(i));
-    this.words[at + 2] = ((c << 16) | (k << 1) | (packed & 1)) >>> 0;
+    this.words[at + 2] = visitWord(c, k, wordSource(packed));
   }
 
   encode(): Buffer {

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { wordClass, wordCountry, wordSource } from '../domain/analytics/day-visits.js';
 import { DIMENSIONS, type Dimension } from '../domain/analytics/ports.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
@@ -117,10 +118,10 @@ class RollupSums {
     for (let i = 0; i < b.visits; i++) {
       const link = b.word(i, 0);
       const packed = b.word(i, 2);
-      const visitor = packed >>> 16;
+      const visitor = wordClass(packed);
       const t = (tallies[link] ??= this.tally(b.links[link]!, b.day));
-      bump(t[SOURCE]!, sources[packed & 1]!, 1);
-      bump(t[COUNTRY]!, countries[(packed >>> 1) & 0x7fff]!, 1);
+      bump(t[SOURCE]!, sources[wordSource(packed)]!, 1);
+      bump(t[COUNTRY]!, countries[wordCountry(packed)]!, 1);
       bump(t[DEVICE]!, devices[visitor]!, 1);
       bump(t[BROWSER]!, browsers[visitor]!, 1);
       bump(t[BOT]!, bots[visitor]!, 1);

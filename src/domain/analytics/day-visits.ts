@@ -6,6 +6,16 @@ export const MAX_CLASSES = 1 << 16;
 export const MAX_COUNTRIES = 1 << 15;
 const WORDS = 3;
 
+/**
+ * A visit's third word, here and in the journal (store/journal.ts): its class index << 16, country
+ * index << 1, source (1: q). One definition for every writer and reader of the layout.
+ */
+export const visitWord = (visitorClass: number, country: number, q: number): number => ((visitorClass << 16) | (country << 1) | q) >>> 0;
+export const wordClass = (word: number): number => word >>> 16;
+export const wordCountry = (word: number): number => (word >>> 1) & (MAX_COUNTRIES - 1);
+/** 1 for `q`, 0 for `s`. */
+export const wordSource = (word: number): number => word & 1;
+
 /** `words`, or a copy twice as long when it holds fewer than `length` (the journal's batches use it too). */
 export function withRoom(words: Uint32Array<ArrayBuffer>, length: number): Uint32Array<ArrayBuffer> {
   if (length <= words.length) return words;
@@ -89,7 +99,7 @@ export class DayVisits {
     const c = this.classIds.get(visitor) ?? this.classOf(visitor);
     const k = this.countryIds.get(country) ?? this.countryOf(country);
     if (c === -1 || k === -1) return -1;
-    return ((c << 16) | (k << 1) | (source === 'q' ? 1 : 0)) >>> 0;
+    return visitWord(c, k, source === 'q' ? 1 : 0);
   }
 
   /** Distinct links, by index (of all the table's buffers), and each one's account (null: a trial link). */
@@ -164,10 +174,10 @@ export class DayVisits {
     const refused: string[] = [];
     for (let i = 0; i < other.count; i++) {
       const packed = other.packed(i);
-      const c = classes[packed >>> 16]!;
-      const k = countries[(packed >>> 1) & 0x7fff]!;
+      const c = classes[wordClass(packed)]!;
+      const k = countries[wordCountry(packed)]!;
       if (c === -1 || k === -1) refused.push(other.links[other.link(i)]!);
-      else this.push(links === undefined ? other.link(i) : links[other.link(i)]!, referrers[other.referrer(i)]!, ((c << 16) | (k << 1) | (packed & 1)) >>> 0);
+      else this.push(links === undefined ? other.link(i) : links[other.link(i)]!, referrers[other.referrer(i)]!, visitWord(c, k, wordSource(packed)));
     }
     this.from = Math.min(this.from, other.from);
     return refused;
