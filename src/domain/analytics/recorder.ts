@@ -3,6 +3,7 @@ import { VisitClassifier } from './classify.js';
 import { DayVisits } from './day-visits.js';
 import { LinkTable, type LinkRef } from './link-table.js';
 import type { Handover, RecordingBackend, Shortfall, Source } from './ports.js';
+import { addShortfall } from './recording-loop.js';
 
 export interface RecorderOptions {
   backend: RecordingBackend;
@@ -33,7 +34,7 @@ export class VisitRecorder {
   private buffered = 0;
   /** Visits handed to the backend so far; those it has not released are still held. */
   private handedOver = 0;
-  private dropped = new Map<string, Shortfall>();
+  private dropped = new Map<string | null, Shortfall>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: RecorderOptions) {}
@@ -95,12 +96,6 @@ export class VisitRecorder {
   }
 
   private drop(linkId: string, t: number): void {
-    const known = this.dropped.get(linkId);
-    if (known) {
-      known.count++;
-      known.to = Math.max(known.to, t);
-    } else {
-      this.dropped.set(linkId, { linkId, reason: 'recording_unavailable', count: 1, from: t, to: t });
-    }
+    addShortfall(this.dropped, linkId, 1, t, t);
   }
 }

@@ -10,6 +10,18 @@ export interface RecordingLoopOptions {
   onError: (error: unknown) => void;
 }
 
+/** Visits not recorded, merged per link (null: every link): counts add up, the span widens. */
+export function addShortfall(shortfalls: Map<string | null, Shortfall>, linkId: string | null, count: number, from: number, to: number): void {
+  const known = shortfalls.get(linkId);
+  if (known) {
+    known.count += count;
+    known.from = Math.min(known.from, from);
+    known.to = Math.max(known.to, to);
+  } else {
+    shortfalls.set(linkId, { linkId, reason: 'recording_unavailable', count, from, to });
+  }
+}
+
 /**
  * Makes handed-over visits durable: one flush transaction per tick, where allowances are enforced and
  * the visits are written as a compact journal; heartbeats; reaping of dead instances; roll-ups. A failed
@@ -102,12 +114,12 @@ export class RecordingLoop implements RecordingBackend {
   /** Visits that reached this loop unreadable: released, and reported as a service-wide gap. */
   lose(visits: number, from: number, to: number): void {
     this.released += visits;
-    this.drop({ linkId: null, reason: 'recording_unavailable', count: visits, from, to });
+    addShortfall(this.dropped, null, visits, from, to);
   }
 
   private absorb(handover: Handover): void {
     this.waiting.push(...handover.days);
-    for (const s of handover.dropped) this.drop(s);
+    for (const s of handover.dropped) addShortfall(this.dropped, s.linkId, s.count, s.from, s.to);
   }
 
   /** One flush transaction; on failure its visits wait for the next one. Returns success. */
@@ -122,7 +134,7 @@ export class RecordingLoop implements RecordingBackend {
       return true;
     } catch (error) {
       this.waiting = [...days, ...this.waiting];
-      for (const s of dropped.values()) this.drop(s);
+      for (const s of dropped.values()) addShortfall(this.dropped, s.linkId, s.count, s.from, s.to);
       this.o.onError(error);
       return false;
     }
@@ -138,23 +150,12 @@ export class RecordingLoop implements RecordingBackend {
       // are granted, and only the new visits are copied.
       else {
         const refused = known.append(day);
-        for (const linkId of refused) this.drop({ linkId, reason: 'recording_unavailable', count: 1, from: day.from, to: now });
+        for (const linkId of refused) addShortfall(this.dropped, linkId, 1, day.from, now);
         this.released += refused.length;
       }
     }
     this.waiting = [];
     return [...byDay.values()].sort((a, b) => (a.day < b.day ? -1 : 1));
-  }
-
-  private drop(s: Shortfall): void {
-    const known = this.dropped.get(s.linkId);
-    if (known) {
-      known.count += s.count;
-      known.from = Math.min(known.from, s.from);
-      known.to = Math.max(known.to, s.to);
-    } else {
-      this.dropped.set(s.linkId, { ...s });
-    }
   }
 
   private async reap(now: number): Promise<void> {
