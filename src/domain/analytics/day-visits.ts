@@ -1,4 +1,4 @@
-import { LinkTable, type LinkRef, type LinkTableSlice } from './link-table.js';
+import { joinLines, LinkTable, splitLines, type LinkRef, type LinkTableSlice } from './link-table.js';
 import type { Source, VisitClass } from './ports.js';
 
 /** Classes and countries share a 32-bit word with the source (as in the journal, store/journal.ts). */
@@ -42,8 +42,6 @@ export interface DayVisitsMessage {
   countries: string;
 }
 
-const joined = (values: string[]) => values.join('\n');
-const split = (text: string) => (text === '' ? [] : text.split('\n'));
 
 /**
  * The buffered visits of one UTC day, in arrival order: per visit three 32-bit words in a typed array
@@ -82,7 +80,7 @@ export class DayVisits {
   add(linkId: string, accountId: string | null, source: Source, country: string, visitor: VisitClass, referrer: string): boolean {
     const packed = this.pack(source, country, visitor);
     if (packed === -1) return false;
-    this.push(this.linkOf(linkId, accountId), this.referrerOf(referrer), packed);
+    this.push(this.table.of(linkId, accountId), this.referrerOf(referrer), packed);
     return true;
   }
 
@@ -122,9 +120,9 @@ export class DayVisits {
       count: this.count,
       words: this.words,
       links: this.table.slice(linksSent),
-      referrers: joined(this.referrers),
+      referrers: joinLines(this.referrers),
       classes: this.classes,
-      countries: joined(this.countries),
+      countries: joinLines(this.countries),
     };
     return { message, transfer: [this.words.buffer] };
   }
@@ -138,8 +136,8 @@ export class DayVisits {
     const day = new DayVisits(m.day, m.from, 1, table);
     day.words = m.words;
     day.count = m.count;
-    for (const r of split(m.referrers)) day.referrerOf(r);
-    for (const k of split(m.countries)) day.countryOf(k);
+    for (const r of splitLines(m.referrers)) day.referrerOf(r);
+    for (const k of splitLines(m.countries)) day.countryOf(k);
     for (const c of m.classes) day.classOf(c);
     return day;
   }
@@ -167,7 +165,7 @@ export class DayVisits {
    */
   append(other: DayVisits): string[] {
     // Buffers of one recorder share their link table: their indexes are the same.
-    const links = other.table === this.table ? undefined : other.links.map((link, l) => this.linkOf(link, other.accounts[l]!));
+    const links = other.table === this.table ? undefined : other.links.map((link, l) => this.table.of(link, other.accounts[l]!));
     const referrers = other.referrers.map((r) => this.referrerOf(r));
     const classes = other.classes.map((c) => this.classIds.get(c) ?? this.classOf(c));
     const countries = other.countries.map((k) => this.countryIds.get(k) ?? this.countryOf(k));
@@ -189,10 +187,6 @@ export class DayVisits {
     this.words[at] = link;
     this.words[at + 1] = referrer;
     this.words[at + 2] = packed;
-  }
-
-  private linkOf(linkId: string, accountId: string | null): number {
-    return this.table.of(linkId, accountId);
   }
 
   private referrerOf(referrer: string): number {

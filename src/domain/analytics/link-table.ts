@@ -1,6 +1,13 @@
 /** Tables made by this thread; a table mirrored from another thread keeps that thread's id. */
 let made = 0;
 
+/**
+ * A table of strings as one string for another thread (copied in one piece, where an array is cloned
+ * string by string). No value may contain a newline or be empty.
+ */
+export const joinLines = (values: string[]): string => values.join('\n');
+export const splitLines = (text: string): string[] => (text === '' ? [] : text.split('\n'));
+
 /** Entries of a link table as a message: from which index, and the ids and accounts as newline-joined strings. */
 export interface LinkTableSlice {
   table: number;
@@ -65,14 +72,14 @@ export class LinkTable {
 
   /** The entries from index `from` on. No value contains a newline: ids are UUIDs. */
   slice(from: number): LinkTableSlice {
-    return { table: this.id, from, ids: this.links.slice(from).join('\n'), accounts: this.accounts.slice(from).map((a) => a ?? '').join('\n') };
+    return { table: this.id, from, ids: joinLines(this.links.slice(from)), accounts: this.accounts.slice(from).map((a) => a ?? '').join('\n') };
   }
 
   /** Adds another thread's entries; they continue this table, in the same order. */
   extend(slice: LinkTableSlice): void {
     if (slice.from !== this.size) throw new Error(`link table ${this.id} out of step: has ${this.size} links, sent from ${slice.from}`);
-    if (slice.ids === '') return;
+    // Accounts may be empty (trial links), so not splitLines: one entry per id, always.
     const accounts = slice.accounts.split('\n');
-    for (const [i, id] of slice.ids.split('\n').entries()) this.of(id, accounts[i] || null);
+    for (const [i, id] of splitLines(slice.ids).entries()) this.of(id, accounts[i] || null);
   }
 }
