@@ -7,7 +7,8 @@ import { sql } from 'kysely';
 import { DayVisits } from '../src/domain/analytics/day-visits.js';
 import { LinkTable } from '../src/domain/analytics/link-table.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
-import { RECORDING_NICE, RecordingThread } from '../src/store/recording-thread.js';
+import { BACKGROUND_NICE } from '../src/store/background-threads.js';
+import { RecordingThread } from '../src/store/recording-thread.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
 import { linkWithKey, stats, visit } from './helpers/analytics.js';
@@ -29,7 +30,7 @@ eachDatabase('the recording thread', (kind) => {
   const idle = (now: number) => ({ now, days: [], dropped: [] });
 
   test('visits are made durable by a thread that runs below the event loop’s priority (as does SQLite’s checkpoint thread), and close ends them', { skip: !linux && 'needs /proc' }, async () => {
-    const niced = () => threadNices().filter((n) => n === RECORDING_NICE).length;
+    const niced = () => threadNices().filter((n) => n === BACKGROUND_NICE).length;
     // Threads set their priority, and end, a moment after they are started or stopped.
     const eventually = async (count: number, what: string) => {
       for (let waited = 0; niced() !== count && waited < 3000; waited += 20) await sleep(20);

@@ -11,8 +11,6 @@ import { KyselyVisitStore } from './visit-store.js';
 /** The loop's settings that cross to the thread (the store and the instance are made there). */
 export type LoopSettings = Omit<RecordingLoopOptions, 'store' | 'onError' | 'instanceId'>;
 
-/** The thread's scheduling priority (background-threads.ts). */
-export const RECORDING_NICE = BACKGROUND_NICE;
 
 export interface Request {
   id: number;
@@ -180,7 +178,7 @@ export class RecordingThread implements RecordingBackend {
       giveWayTo: this.database.waitingWriters,
       settings: this.settings,
       instanceId: crypto.randomUUID(),
-      nice: RECORDING_NICE,
+      nice: BACKGROUND_NICE,
     };
     const worker = startWorker(workerData);
     this.worker = worker;

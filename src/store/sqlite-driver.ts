@@ -100,15 +100,15 @@ class WaitingDriver implements Driver {
   }
 
   beginTransaction(connection: DatabaseConnection): Promise<void> {
-    return (connection as WaitingConnection).control('begin immediate', true);
+    return (connection as WaitingConnection).control('begin immediate');
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return (connection as WaitingConnection).control('commit', false);
+    return (connection as WaitingConnection).control('commit');
   }
 
   rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return (connection as WaitingConnection).control('rollback', false);
+    return (connection as WaitingConnection).control('rollback');
   }
 
   async destroy(): Promise<void> {
@@ -146,12 +146,13 @@ class WaitingConnection implements DatabaseConnection {
   }
 
   /** BEGIN IMMEDIATE (waiting for the write lock), COMMIT or ROLLBACK. */
-  async control(sql: string, begins: boolean): Promise<void> {
+  async control(sql: 'begin immediate' | 'commit' | 'rollback'): Promise<void> {
     // An error that made SQLite roll back itself (disk full, I/O) leaves nothing to roll back: a
     // ROLLBACK would fail and hide that error.
     if (sql === 'rollback' && !this.sqlite.inTransaction) return;
     const statement = this.prepare(sql);
-    await this.whenFree(() => statement.run(), begins);
+    // BEGIN IMMEDIATE takes the write lock: a write for the turn-taking.
+    await this.whenFree(() => statement.run(), sql === 'begin immediate');
   }
 
   close(): void {
