@@ -9,6 +9,7 @@ import type { Database } from '../store/database.js';
 import { recordingBackend } from '../store/recording-thread.js';
 import { countryOf } from './country.js';
 import type { VisitSink } from './fast-redirect.js';
+import { visitHeaders } from './visit-headers.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,7 +44,9 @@ export async function setUpAnalytics(app: FastifyInstance, deps: { config: Confi
   app.addHook('onClose', async () => recorder.stop());
   const statsStore = new KyselyAnalyticsStore(database, config.limits.freeVisitsPerMonth);
   const country = countryOf(settings.countryHeader);
-  const visits: VisitSink = (headers, address, link, source) =>
-    recorder.record(link, source, headers['user-agent'], headers.referer, country(headers, address));
+  const visits: VisitSink = (rawHeaders, address, link, source) => {
+    const headers = visitHeaders(rawHeaders, settings.countryHeader);
+    recorder.record(link, source, headers.userAgent, headers.referer, country(headers.country, address));
+  };
   return { visits, stats: new StatsService({ links: deps.links, store: statsStore, now }), recording: statsStore };
 }

@@ -19,8 +19,9 @@ const COMMA = 44;
  */
 export function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
   const socketAddress = req.socket.remoteAddress;
+  if (!trustProxy) return socketAddress;
   const header = req.headers['x-forwarded-for'];
-  if (!trustProxy || !header || typeof header !== 'string') return socketAddress;
+  if (!header || typeof header !== 'string') return socketAddress;
   if (header.indexOf(',') === -1) {
     const remote = header.trim();
     return remote.length > 0 ? remote : socketAddress;

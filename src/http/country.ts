@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import type { IncomingHttpHeaders } from 'node:http';
 import { Reader, type CountryResponse } from 'maxmind';
 import { ResettingCache } from '../domain/analytics/classify.js';
 
@@ -20,8 +19,11 @@ function countryDatabase(): Reader<CountryRecord> {
   return reader;
 }
 
-/** The visitor's country (ISO 3166-1 alpha-2) or 'unknown', from the request's headers and client address. */
-export type CountryOf = (headers: IncomingHttpHeaders, address: string) => string;
+/**
+ * The visitor's country (ISO 3166-1 alpha-2) or 'unknown', from the trusted edge header's value (see
+ * visit-headers.ts; undefined when absent) and the client address.
+ */
+export type CountryOf = (edgeValue: string | undefined, address: string) => string;
 
 const isLetter = (char: number): boolean => (char >= 65 && char <= 90) || (char >= 97 && char <= 122);
 
@@ -33,8 +35,7 @@ const isLetter = (char: number): boolean => (char >= 65 && char <= 90) || (char 
  */
 export function countryOf(header: string | undefined): CountryOf {
   if (header) {
-    return (headers) => {
-      const value = headers[header];
+    return (value) => {
       // ISO 3166-1 alpha-2 only: edges use XX for unknown and T1 for Tor, which are no countries.
       if (typeof value !== 'string' || value.length !== 2 || !isLetter(value.charCodeAt(0)) || !isLetter(value.charCodeAt(1))) return 'unknown';
       const country = value.toUpperCase();
@@ -43,7 +44,7 @@ export function countryOf(header: string | undefined): CountryOf {
   }
   const db = countryDatabase();
   const cache = new ResettingCache<string>(10_000);
-  return (_headers, address) => {
+  return (_edgeValue, address) => {
     let country = cache.get(address);
     if (country === undefined) {
       let found: string | undefined;

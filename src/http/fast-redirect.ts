@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LinkRef } from '../domain/analytics/link-table.js';
 import type { Source } from '../domain/analytics/ports.js';
@@ -9,10 +9,10 @@ import { logFailure, UNAVAILABLE_RETRY_SECONDS, writeError } from './plugins/err
 import type { RedirectGuard } from './redirect-guard.js';
 
 /**
- * Told about every GET redirect of an active link (HEAD is not a visit), with the request's headers
- * and client address as they are. Must not block, and must not keep `headers`.
+ * Told about every GET redirect of an active link (HEAD is not a visit), with the request's raw
+ * headers (visit-headers.ts) and client address as they are. Must not block, and must not keep `rawHeaders`.
  */
-export type VisitSink = (headers: IncomingHttpHeaders, address: string, link: LinkRef, source: Source) => void;
+export type VisitSink = (rawHeaders: string[], address: string, link: LinkRef, source: Source) => void;
 
 /** The router's limit on a path parameter (app.ts); a longer segment is left to the router to refuse. */
 export const MAX_PARAM_LENGTH = 16 * 1024;
@@ -108,9 +108,10 @@ export class FastRedirect {
   private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string): void {
     if (resolution.kind === 'redirect') {
       if (this.deps.visits !== undefined && req.method === 'GET') {
-        this.deps.visits(req.headers, address, resolution.link, source);
+        this.deps.visits(req.rawHeaders, address, resolution.link, source);
       }
-      res.writeHead(302, { 'cache-control': 'private, no-store', location: resolution.target, 'content-length': '0' });
+      // A flat list: node walks an object's keys with for-in and keyed loads, a list by index.
+      res.writeHead(302, ['cache-control', 'private, no-store', 'location', resolution.target, 'content-length', '0']);
       res.end();
       return;
     }
