@@ -96,8 +96,11 @@ function httpServer(protection: Protection, listener: http.RequestListener): htt
   // Slow or stalled clients cannot hold sockets open forever (slowloris).
   server.requestTimeout = protection.requestTimeoutMs;
   server.keepAliveTimeout = 5_000;
-  // Fastify's connectionTimeout: a socket with no traffic for a minute is closed.
-  server.setTimeout(60_000);
+  // Fastify's connectionTimeout (a socket with no traffic for idleSocketTimeoutMs is closed), where
+  // something is pending: on each request the router gets (buildApp) and on a redirect whose answer
+  // could not be written out (fast-redirect.ts). Not as server.timeout, which node re-arms on every
+  // request of a kept-alive socket, a timer made and dropped per redirect. A socket that sends nothing
+  // is cut off by headersTimeout, an idle kept-alive one by keepAliveTimeout (docs/decisions.md).
   return server;
 }
 
@@ -111,7 +114,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     serverFactory: (handler) =>
       httpServer(config.protection, (req, res) => {
-        if (fastPath === undefined || !fastPath.take(req, res)) handler(req, res);
+        if (fastPath !== undefined && fastPath.take(req, res)) return;
+        req.socket.setTimeout(config.protection.idleSocketTimeoutMs);
+        handler(req, res);
       }),
     // The fast path reads the client address the same way (src/http/client-address.ts).
     trustProxy: config.trustProxy ? trustOneHop : false,
@@ -175,6 +180,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     visits: analytics.visits,
     log: app.log,
     trustProxy: config.trustProxy,
+    idleSocketTimeoutMs: config.protection.idleSocketTimeoutMs,
   });
   fastPath = redirectAnswers;
   // Fastify marks what it still serves while closing with Connection: close; the fast path does too.

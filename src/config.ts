@@ -42,6 +42,8 @@ export interface Protection {
   readonly requestTimeoutMs: number;
   readonly headersTimeoutMs: number;
   readonly maxHeaderBytes: number;
+  /** A socket with nothing moving for this long is closed while something is pending on it (app.ts, httpServer). */
+  readonly idleSocketTimeoutMs: number;
 }
 
 export interface Limits {
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
       shedDatabaseLatencyMs: int('SHED_DATABASE_LATENCY_MS', 1000, 0, 600_000),
       requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
       headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      idleSocketTimeoutMs: int('IDLE_SOCKET_TIMEOUT_MS', 60_000, 100, 3_600_000),
       maxHeaderBytes: int('MAX_HEADER_BYTES', 16_384, 1024, 1_048_576),
     }),
   };

@@ -12,6 +12,7 @@ const HEADERS_TIMEOUT_MS = 300;
 const REQUEST_TIMEOUT_MS = 600;
 /** Below node's own default (16 KiB), so a header block between the two shows the setting is applied. */
 const MAX_HEADER_BYTES = 8192;
+const IDLE_SOCKET_TIMEOUT_MS = 500;
 
 let h: Harness;
 let port: number;
@@ -20,6 +21,7 @@ before(async () => {
     HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
     REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
     MAX_HEADER_BYTES: String(MAX_HEADER_BYTES),
+    IDLE_SOCKET_TIMEOUT_MS: String(IDLE_SOCKET_TIMEOUT_MS),
   });
   port = Number(new URL(h.baseUrl).port);
 });
@@ -77,7 +79,58 @@ test('the server the app makes for itself carries the limits Fastify would have 
   assert.equal(server.headersTimeout, HEADERS_TIMEOUT_MS);
   assert.equal(server.requestTimeout, REQUEST_TIMEOUT_MS);
   assert.equal(server.keepAliveTimeout, 5_000);
-  assert.equal(server.timeout, 60_000);
+  // The idle timeout is set per socket where something is pending (the tests below), not as server.timeout.
+  assert.equal(server.timeout, 0);
+});
+
+test('a connection that sends nothing is cut off after the headers timeout', async () => {
+  const { closedAfterMs, response } = await converse('');
+  assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }]);
+  assert.ok(closedAfterMs >= HEADERS_TIMEOUT_MS - 50, `closed too early: ${closedAfterMs} ms`);
+  assert.ok(closedAfterMs < HEADERS_TIMEOUT_MS + 1000, `held for ${closedAfterMs} ms`);
+});
+
+/**
+ * Sends up to `count` pipelined requests for `path` as fast as the server reads them and reads
+ * nothing, so the server's answers back up until it stops reading too. Resolves with the server
+ * side's socket timeout when it fires (node then closes the socket), or undefined after 20 s.
+ */
+function stallReading(path: string, count: number): Promise<{ timeoutMs: number; pendingBytes: number } | undefined> {
+  return new Promise((resolve) => {
+    let client: net.Socket | undefined;
+    const done = (result: { timeoutMs: number; pendingBytes: number } | undefined) => {
+      clearTimeout(giveUp);
+      client?.destroy();
+      resolve(result);
+    };
+    const giveUp = setTimeout(() => done(undefined), 20_000);
+    h.app.server.once('connection', (socket: net.Socket) => {
+      socket.once('timeout', () => done({ timeoutMs: socket.timeout ?? 0, pendingBytes: socket.writableLength }));
+    });
+    client = net.connect(port, '127.0.0.1');
+    client.pause();
+    client.on('error', () => {});
+    let sent = 0;
+    const batch = `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(100);
+    const pump = () => {
+      while (sent < count) {
+        sent += 100;
+        if (!client!.write(batch)) return void client!.once('drain', pump);
+      }
+    };
+    client.on('connect', pump);
+  });
+}
+
+test('a client that stops reading its answers is cut off after the idle timeout, on a short link and on the API', async () => {
+  // Many megabytes of answers in all, more than the socket buffers on both ends hold (about 4 MB).
+  for (const [path, count] of [['/s/nosuchslug', 40_000], ['/api/v1/openapi.json', 400]] as const) {
+    const fired = await stallReading(path, count);
+    assert.ok(fired, `${path}: the stalled socket was still open after 20 s`);
+    // The idle timeout, not node's keep-alive timeout (which follows only a finished answer).
+    assert.equal(fired.timeoutMs, IDLE_SOCKET_TIMEOUT_MS, path);
+    assert.ok(fired.pendingBytes > 0, `${path}: nothing was left to write, so nothing stalled`);
+  }
 });
 
 test('a request line too long for the header limit is refused the same way', async () => {

@@ -56,6 +56,8 @@ export interface RedirectDeps {
   /** Where failures are logged (the app's logger: the fast path has no request logger). */
   log: FastifyBaseLogger;
   trustProxy: boolean;
+  /** Set on the socket of an answer that could not be written out at once (app.ts, httpServer). */
+  idleSocketTimeoutMs: number;
 }
 
 /**
@@ -92,17 +94,17 @@ export class FastRedirect {
   serve(req: IncomingMessage, res: ServerResponse, slug: string, source: Source, address: string): void {
     const { guard, resolver } = this.deps;
     try {
-      if (guard !== undefined && guard.refuse(address, res)) return;
+      if (guard !== undefined && guard.refuse(address, res)) return this.sent(req, res);
       const cached = resolver.peek(slug);
       if (cached !== undefined) return this.answer(req, res, cached, source, address);
     } catch (error) {
-      return this.fail(res, error);
+      return this.fail(req, res, error);
     }
     // A miss asks the database: the closure and promise are the price of a miss, not of a visit.
     resolver
       .resolve(slug)
       .then((resolution) => this.answer(req, res, resolution, source, address))
-      .catch((error: unknown) => this.fail(res, error));
+      .catch((error: unknown) => this.fail(req, res, error));
   }
 
   private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string): void {
@@ -113,7 +115,7 @@ export class FastRedirect {
       // A flat list: node walks an object's keys with for-in and keyed loads, a list by index.
       res.writeHead(302, ['cache-control', 'private, no-store', 'location', resolution.target, 'content-length', '0']);
       res.end();
-      return;
+      return this.sent(req, res);
     }
     // For HEAD, node:http sends the headers (with the page's length) and drops the body.
     if (resolution.kind === 'expired') {
@@ -123,15 +125,27 @@ export class FastRedirect {
       res.writeHead(404, NOT_FOUND_HEADERS);
       res.end(NOT_FOUND_BODY);
     }
+    this.sent(req, res);
+  }
+
+  /**
+   * After an answer: one the socket could not take at once (a client that does not read, or answers
+   * queued behind an earlier one) gets the idle timeout, so a stalled client cannot hold the socket.
+   * Written out, as almost every answer is, it needs none: node's keep-alive timeout follows.
+   */
+  private sent(req: IncomingMessage, res: ServerResponse): void {
+    // req.socket: an answer queued behind an earlier one has no socket of its own yet.
+    if (res.writableLength > 0) req.socket.setTimeout(this.deps.idleSocketTimeoutMs);
   }
 
   /** What Fastify's error handler does with a thrown error: log it, answer 503 links_unavailable. */
-  private fail(res: ServerResponse, error: unknown): void {
+  private fail(req: IncomingMessage, res: ServerResponse, error: unknown): void {
     logFailure(this.deps.log, error);
     if (res.headersSent) {
       res.destroy();
       return;
     }
     writeError(res, 'links_unavailable', UNAVAILABLE_RETRY_SECONDS);
+    this.sent(req, res);
   }
 }
