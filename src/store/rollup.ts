@@ -8,6 +8,7 @@ import { jsonRows, type Column } from './json-rows.js';
 import { addCounts, parseCounts, sourceVisits, valueMap, type Counts } from './rollup-counts.js';
 import { dayName, dayNumber, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, spanStart } from './rollup-spans.js';
 import { utcDay } from '../domain/time.js';
+import { pace } from './pace.js';
 
 /**
  * Journal rows folded per transaction: one per flush and bucket, so 120 is two minutes of flushes and a
@@ -16,13 +17,9 @@ import { utcDay } from '../domain/time.js';
  * (docs/benchmarks.md).
  */
 const JOURNALS_PER_PASS = 120;
-/** Visits summed between yields to the event loop: a few milliseconds of work. */
-const VISITS_PER_BREATH = 8192;
 /** Rows per statement pair: small statements keep each synchronous SQLite call to a few milliseconds. */
 const ROWS_PER_STATEMENT = 500;
 
-/** better-sqlite3 runs each statement synchronously: yielding between them lets redirects be served. */
-export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Folds flushed journal batches into the rollups (a row per link and day, and per link and span) and
@@ -40,7 +37,7 @@ export async function rollUp(db: Kysely<AnalyticsDB>, dialect: Dialect, now: num
     for (;;) {
       const { visits, more } = await db.transaction().execute((tx) => pass(tx, dialect, Number(bucket)));
       total += visits;
-      await breathe();
+      await pace();
       if (!more) break;
     }
   }
@@ -68,15 +65,11 @@ async function pass(tx: Transaction<AnalyticsDB>, dialect: Dialect, bucket: numb
   const journals = await tx.selectFrom('visit_journal').select(['id', 'entries', 'data']).where('bucket', '=', bucket).limit(JOURNALS_PER_PASS).execute();
   if (journals.length === 0) return { visits: 0, more: false };
   const sums = new RollupSums();
-  let summed = 0;
   for (const journal of journals) {
     if (journal.data) sums.addBatch(decodeBatch(journal.data));
     else sums.addCounts(decodeLegacy(journal.entries));
     // A bucket's two minutes of a busy instance is tens of thousands of visits: summed in slices.
-    if (sums.visits - summed >= VISITS_PER_BREATH) {
-      summed = sums.visits;
-      await breathe();
-    }
+    await pace();
   }
   const days = sums.days();
   await addToRows(tx, dialect, DAYS, days);
@@ -266,7 +259,7 @@ async function addToRows(tx: Transaction<AnalyticsDB>, dialect: Dialect, table: 
     // "where true": SQLite cannot otherwise tell an upsert's ON CONFLICT from a join's ON.
     await sql`insert into ${sql.table(table.name)} (${names}) select * from ${jsonRows(dialect, rows, columns)} as v where true
       on conflict (${keyNames}) do update set ${updates}`.execute(tx);
-    await breathe();
+    await pace();
   }
 }
 
@@ -313,7 +306,7 @@ async function perLinkStatements(
       ['n', 'bigint'],
     ]);
     await statement(values).execute(tx);
-    await breathe();
+    await pace();
   }
 }
 

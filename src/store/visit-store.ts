@@ -5,18 +5,16 @@ import type { DayVisits, FlushBatch, FlushResult, GapReason, RecordingLimits, Sh
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database, Dialect } from './database.js';
 import { DayEncoder } from './journal.js';
-import { breathe, rollUp } from './rollup.js';
+import { pace } from './pace.js';
+import { rollUp } from './rollup.js';
 import { grantAccount, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
 /** Journal rows per INSERT: every flush writes up to one per bucket (64). */
 const JOURNAL_ROWS_PER_STATEMENT = 16;
-/** Visits encoded between yields to the event loop, and batches (one per bucket) finished: about 1 ms of work. */
-const VISITS_PER_SLICE = 4096;
-const BATCHES_PER_SLICE = 8;
-/** Accounts granted between yields to the event loop. */
-const ACCOUNTS_PER_YIELD = 32;
+/** Visits encoded between looks at the clock (pace.ts): tens of microseconds of work. */
+const VISITS_PER_SLICE = 256;
 
 /** A refusal this close after the previous one of the same link and reason extends that gap. */
 const GAP_MERGE_MS = 3_600_000;
@@ -70,11 +68,10 @@ export class KyselyVisitStore implements VisitStore {
     let dayLeft = await grantDay(tx, day.day, day.count, limits.trackingDailyLimit);
     const granted = new Map<string, number>();
     const reasons = new Map<string, GapReason>();
-    let accounts = 0;
     for (const [account, own] of totals) {
       // SQLite statements run synchronously: yields keep a busy second's accounts from being one long
       // task (on the recording thread, or on the event loop with an in-memory database).
-      if (++accounts % ACCOUNTS_PER_YIELD === 0) await breathe();
+      await pace();
       const offer = Math.min(own, dayLeft);
       // Trial links belong to no account: only the service ceiling bounds them.
       const got = account === TRIAL_GROUP ? offer : await grantAccount(tx, this.dialect, account, day.day.slice(0, 7), offer, limits.freeVisitsPerMonth);
@@ -156,20 +153,21 @@ async function addGap(tx: Tx, gap: Shortfall): Promise<void> {
 }
 
 /**
- * encodeDay (journal.ts) with a yield after each slice of visits and after every few batches: on the
- * event loop (where recording ran before it had a thread, and still runs with an in-memory database)
- * one synchronous stretch over a busy second's visits held every redirect behind it for about 20 ms.
+ * encodeDay (journal.ts) in slices, paced (pace.ts): on the event loop (where recording ran before it
+ * had a thread, and still runs with an in-memory database) one synchronous stretch over a busy
+ * second's visits held every redirect behind it for about 20 ms; on the recording thread a stretch is
+ * a pause of every redirect sharing its core.
  */
 async function encodeInSlices(day: DayVisits, keep: Uint8Array | null): Promise<Map<number, Buffer>> {
   const encoder = new DayEncoder(day, keep);
   for (let from = 0; from < day.count; from += VISITS_PER_SLICE) {
     encoder.add(from, Math.min(day.count, from + VISITS_PER_SLICE));
-    await breathe();
+    await pace();
   }
   const out = new Map<number, Buffer>();
   for (const [bucket, data] of encoder.batches()) {
     out.set(bucket, data);
-    if (out.size % BATCHES_PER_SLICE === 0) await breathe();
+    await pace();
   }
   return out;
 }
