@@ -11,7 +11,6 @@ import { KyselyVisitStore } from './visit-store.js';
 /** The loop's settings that cross to the thread (the store and the instance are made there). */
 export type LoopSettings = Omit<RecordingLoopOptions, 'store' | 'onError' | 'instanceId'>;
 
-
 export interface Request {
   id: number;
   op: 'start' | 'tick' | 'flush' | 'stop';

@@ -20,7 +20,6 @@ const JOURNALS_PER_PASS = 120;
 /** Rows per statement pair: small statements keep each synchronous SQLite call to a few milliseconds. */
 const ROWS_PER_STATEMENT = 500;
 
-
 /**
  * Folds flushed journal batches into the rollups (a row per link and day, and per link and span) and
  * per-link visit deltas, which the roll-up adds to the links' visit totals at its end. Each pass is one

@@ -42,7 +42,6 @@ export interface DayVisitsMessage {
   countries: string;
 }
 
-
 /**
  * The buffered visits of one UTC day, in arrival order: per visit three 32-bit words in a typed array
  * (link index, referrer index, class << 16 | country << 1 | source), the indexes into tables of the
