@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { DayVisits, DeviceClass, Source, VisitClass } from '../domain/analytics/ports.js';
-import { visitWord, withRoom, wordClass, wordCountry, wordSource } from '../domain/analytics/day-visits.js';
+import { visitWord, wordClass, wordCountry, wordSource } from '../domain/analytics/day-visits.js';
 
 /**
  * The journal: what a flush makes durable, folded into the rollups later (rollup.ts). A batch holds one
@@ -22,63 +22,131 @@ export const BUCKETS = 64;
 /** Link ids are random UUIDs: their last two hex digits spread links evenly. */
 export const bucketOf = (linkId: string): number => (parseInt(linkId.slice(-2), 16) || 0) % BUCKETS;
 
-/** Indexes, in first-use order, of the day's table entries (day-visits.ts) that a batch uses. */
+/**
+ * Which of a batch's entries a day table's entries are (referrers, classes, countries): per entry of
+ * the day's table, the batch that last used it and its index there. The batches are written one after
+ * another, so one Index serves them all, and a visit costs two array reads, no hashing.
+ */
 class Index {
-  readonly used: number[] = [];
-  private readonly map = new Map<number, number>();
+  used: number[] = [];
+  private readonly batch: Int32Array;
+  private readonly local: Int32Array;
+  private current = -1;
+
+  constructor(size: number) {
+    this.batch = new Int32Array(size).fill(-1);
+    this.local = new Int32Array(size);
+  }
+
+  /** Starts the next batch's table. */
+  next(batch: number): void {
+    this.current = batch;
+    this.used = [];
+  }
+
   of(dayIndex: number): number {
-    let i = this.map.get(dayIndex);
-    if (i === undefined) this.map.set(dayIndex, (i = this.used.push(dayIndex) - 1));
-    return i;
+    if (this.batch[dayIndex] === this.current) return this.local[dayIndex]!;
+    this.batch[dayIndex] = this.current;
+    return (this.local[dayIndex] = this.used.push(dayIndex) - 1);
   }
 }
 
-/** One bucket's visits of a day, with its own tables (links, referrers, classes, countries it uses). */
-class BatchWriter {
-  readonly links: string[] = [];
-  private readonly referrers = new Index();
-  private readonly classes = new Index();
-  private readonly countries = new Index();
-  private words = new Uint32Array(WORDS_PER_VISIT * 64);
-  private visits = 0;
+/**
+ * encodeDay a slice of visits at a time (add), for callers on the event loop or a paced thread: a
+ * busy second holds tens of thousands of visits. `add` sorts the visits into buckets (counting them);
+ * `batches` writes one bucket's batch at a time, its visits in their order of arrival, with the
+ * indexes mapped through typed arrays (a Map per batch and table cost three hash lookups a visit).
+ */
+export class DayEncoder {
+  /** Per link of the day's table: its bucket + 1, or 0 before the encoder first met it. */
+  private readonly linkBucket: Uint8Array;
+  /** Per link: its index in its batch + 1, or 0 before its batch first met it. */
+  private readonly linkSlot: Int32Array;
+  /** Per visit: its bucket + 1, or 0 for a visit not kept. */
+  private readonly visitBucket: Uint8Array;
+  private readonly counts = new Int32Array(BUCKETS);
 
-  constructor(private readonly day: DayVisits) {}
-
-  /** A visit: its link's index in this batch, and visit i of the day for the rest. */
-  add(link: number, i: number): void {
-    const packed = this.day.packed(i);
-    const c = this.classes.of(wordClass(packed));
-    const k = this.countries.of(wordCountry(packed));
-    this.words = withRoom(this.words, WORDS_PER_VISIT * (this.visits + 1));
-    const at = WORDS_PER_VISIT * this.visits++;
-    this.words[at] = link;
-    this.words[at + 1] = this.referrers.of(this.day.referrer(i));
-    this.words[at + 2] = visitWord(c, k, wordSource(packed));
+  constructor(
+    private readonly day: DayVisits,
+    private readonly keep: Uint8Array | null,
+  ) {
+    this.linkBucket = new Uint8Array(day.links.length);
+    this.linkSlot = new Int32Array(day.links.length);
+    this.visitBucket = new Uint8Array(day.count);
   }
 
-  encode(): Buffer {
-    const { day } = this;
-    const header = Buffer.from(
-      JSON.stringify({
-        v: VERSION,
-        day: day.day,
-        links: this.links,
-        referrers: this.referrers.used.map((r) => day.referrers[r]),
-        classes: this.classes.used.map((c) => day.classes[c]!).map((c) => [c.device, c.browser, c.bot ? 1 : 0]),
-        countries: this.countries.used.map((k) => day.countries[k]),
-      }),
-    );
-    // The words start on a 4-byte boundary after the header's length and the header (padded with spaces).
-    const start = 4 + header.length + ((4 - (header.length % 4)) % 4);
-    const out = Buffer.alloc(start + this.visits * WORDS_PER_VISIT * 4, 0x20);
-    out.writeUInt32LE(header.length, 0);
-    header.copy(out, 4);
-    const words = this.visits * WORDS_PER_VISIT;
-    // The words are little-endian: on such a machine (every one the service runs on) one copy.
-    if (LITTLE_ENDIAN) out.set(new Uint8Array(this.words.buffer, 0, 4 * words), start);
-    else for (let w = 0, at = start; w < words; w++, at += 4) out.writeUInt32LE(this.words[w]!, at);
-    return out;
+  /** Visits [from, to) of the day. */
+  add(from: number, to: number): void {
+    const { day, keep, linkBucket, visitBucket, counts } = this;
+    for (let i = from; i < to; i++) {
+      if (keep !== null && keep[i] === 0) continue;
+      const l = day.link(i);
+      let b = linkBucket[l]!;
+      if (b === 0) linkBucket[l] = b = bucketOf(day.links[l]!) + 1;
+      visitBucket[i] = b;
+      counts[b - 1]!++;
+    }
   }
+
+  /** Each non-empty bucket's batch in bucket order, encoded as it is asked for (a caller may pace between). */
+  *batches(): Generator<[bucket: number, data: Buffer]> {
+    const { day, visitBucket, counts, linkSlot } = this;
+    // The visits' order by bucket (a stable counting sort): one pass, then each batch reads its own.
+    const starts = new Int32Array(BUCKETS + 1);
+    for (let b = 0; b < BUCKETS; b++) starts[b + 1] = starts[b]! + counts[b]!;
+    const order = new Int32Array(starts[BUCKETS]!);
+    const next = starts.slice(0, BUCKETS);
+    for (let i = 0; i < day.count; i++) {
+      const b = visitBucket[i]!;
+      if (b !== 0) order[next[b - 1]!++] = i;
+    }
+    const referrers = new Index(day.referrers.length);
+    const classes = new Index(day.classes.length);
+    const countries = new Index(day.countries.length);
+    for (let b = 0; b < BUCKETS; b++) {
+      const visits = counts[b]!;
+      if (visits === 0) continue;
+      referrers.next(b);
+      classes.next(b);
+      countries.next(b);
+      const links: string[] = [];
+      const words = new Uint32Array(WORDS_PER_VISIT * visits);
+      for (let v = 0, at = 0; v < visits; v++, at += WORDS_PER_VISIT) {
+        const i = order[starts[b]! + v]!;
+        const l = day.link(i);
+        let slot = linkSlot[l]!;
+        if (slot === 0) linkSlot[l] = slot = links.push(day.links[l]!);
+        const packed = day.packed(i);
+        words[at] = slot - 1;
+        words[at + 1] = referrers.of(day.referrer(i));
+        words[at + 2] = visitWord(classes.of(wordClass(packed)), countries.of(wordCountry(packed)), wordSource(packed));
+      }
+      yield [b, encodeBatch(day, links, referrers.used, classes.used, countries.used, words)];
+    }
+  }
+}
+
+/** A batch in the journal's binary form (see the top of this file). */
+function encodeBatch(day: DayVisits, links: string[], referrers: number[], classes: number[], countries: number[], words: Uint32Array): Buffer {
+  const header = Buffer.from(
+    JSON.stringify({
+      v: VERSION,
+      day: day.day,
+      links,
+      referrers: referrers.map((r) => day.referrers[r]),
+      classes: classes.map((c) => day.classes[c]!).map((c) => [c.device, c.browser, c.bot ? 1 : 0]),
+      countries: countries.map((k) => day.countries[k]),
+    }),
+  );
+  // The words start on a 4-byte boundary after the header's length and the header (padded with spaces).
+  const start = 4 + header.length + ((4 - (header.length % 4)) % 4);
+  const out = Buffer.alloc(start + words.length * 4, 0x20);
+  out.writeUInt32LE(header.length, 0);
+  header.copy(out, 4);
+  // The words are little-endian: on such a machine (every one the service runs on) one copy.
+  if (LITTLE_ENDIAN) out.set(new Uint8Array(words.buffer, words.byteOffset, words.byteLength), start);
+  else for (let w = 0, at = start; w < words.length; w++, at += 4) out.writeUInt32LE(words[w]!, at);
+  return out;
 }
 
 /** The kept visits of one day (keep: null means all), encoded per bucket. */
@@ -86,47 +154,6 @@ export function encodeDay(day: DayVisits, keep: Uint8Array | null): Map<number, 
   const encoder = new DayEncoder(day, keep);
   encoder.add(0, day.count);
   return new Map(encoder.batches());
-}
-
-/**
- * encodeDay a slice of visits at a time (add), for callers on the event loop: a busy second holds tens
- * of thousands of visits.
- */
-export class DayEncoder {
-  private readonly writers = new Map<number, BatchWriter>();
-  /** Per link of the day (its index there): its batch, and its index in that batch. */
-  private readonly writerOf: (BatchWriter | undefined)[] = [];
-  private readonly slot: Int32Array;
-
-  constructor(
-    private readonly day: DayVisits,
-    private readonly keep: Uint8Array | null,
-  ) {
-    this.slot = new Int32Array(day.links.length);
-  }
-
-  /** Visits [from, to) of the day. */
-  add(from: number, to: number): void {
-    const { day, keep, writers, writerOf, slot } = this;
-    for (let i = from; i < to; i++) {
-      if (keep !== null && keep[i] === 0) continue;
-      const l = day.link(i);
-      let writer = writerOf[l];
-      if (writer === undefined) {
-        const bucket = bucketOf(day.links[l]!);
-        writer = writers.get(bucket);
-        if (writer === undefined) writers.set(bucket, (writer = new BatchWriter(day)));
-        writerOf[l] = writer;
-        slot[l] = writer.links.push(day.links[l]!) - 1;
-      }
-      writer.add(slot[l]!, i);
-    }
-  }
-
-  /** Each bucket's batch, encoded as it is asked for (a caller on the event loop may yield between). */
-  *batches(): Generator<[bucket: number, data: Buffer]> {
-    for (const [bucket, writer] of this.writers) yield [bucket, writer.encode()];
-  }
 }
 
 /** A decoded batch: the tables, and the words read in place. */

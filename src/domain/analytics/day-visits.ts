@@ -16,7 +16,7 @@ export const wordCountry = (word: number): number => (word >>> 1) & (MAX_COUNTRI
 /** 1 for `q`, 0 for `s`. */
 export const wordSource = (word: number): number => word & 1;
 
-/** `words`, or a copy twice as long when it holds fewer than `length` (the journal's batches use it too). */
+/** `words`, or a copy twice as long when it holds fewer than `length`. */
 export function withRoom(words: Uint32Array<ArrayBuffer>, length: number): Uint32Array<ArrayBuffer> {
   if (length <= words.length) return words;
   const grown = new Uint32Array(Math.max(length, words.length * 2));
