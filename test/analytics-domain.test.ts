@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { accountTotals, trim } from '../src/domain/analytics/allocation.js';
-import { classifyAgent, referrerHost, VisitClassifier } from '../src/domain/analytics/classify.js';
+import { classifyAgent, referrerHost, ResettingCache, VisitClassifier } from '../src/domain/analytics/classify.js';
 import { CSV_HEADER, toCsv } from '../src/domain/analytics/csv.js';
 import { DayVisits } from '../src/domain/analytics/day-visits.js';
 import { UA } from './helpers/analytics.js';
@@ -76,4 +77,30 @@ test('a referrer naming a numeric address is "unknown"', () => {
   assert.equal(referrerHost('http://203.0.113.5/page'), 'unknown');
   assert.equal(referrerHost('https://[2001:db8::1]/x'), 'unknown');
   assert.equal(referrerHost('https://www.Example.org./x?y'), 'example.org');
+});
+
+test('ResettingCache answers exactly as a Map that is cleared when full, also for keys that share a front slot', () => {
+  // The front table samples six characters of a key: keys that differ only in their first five
+  // characters (and have one length) share a slot. Few keys, so that keys come back often.
+  const key = fc.oneof(fc.constantFrom('aaaaa', 'abbba', 'babab', 'bbbbb').map((head) => `${head}-fixed-suffix-xyz`), fc.stringMatching(/^[ab]{0,2}$/));
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('set' as const), key, value: fc.integer() }),
+    fc.record({ kind: fc.constant('get' as const), key }),
+  );
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 8 }), fc.array(op, { maxLength: 120 }), (max, ops) => {
+      const cache = new ResettingCache<number>(max);
+      const model = new Map<string, number>();
+      for (const o of ops) {
+        if (o.kind === 'set') {
+          cache.set(o.key, o.value);
+          if (model.size >= max) model.clear();
+          model.set(o.key, o.value);
+        } else {
+          assert.equal(cache.get(o.key), model.get(o.key), o.key);
+        }
+      }
+    }),
+    { numRuns: 500 },
+  );
 });
