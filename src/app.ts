@@ -176,7 +176,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => limiter.close());
   const redirectAnswers = new FastRedirect({
     resolver: redirects,
-    guard: new RedirectGuard(config.protection, now, pressure),
+    now,
+    guard: new RedirectGuard(config.protection, pressure),
     visits: analytics.visits,
     log: app.log,
     trustProxy: config.trustProxy,

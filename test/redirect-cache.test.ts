@@ -20,9 +20,9 @@ eachDatabase('the redirect cache', (kind) => {
     const pending = resolver.resolve(link.slug);
     resolver.invalidate(link.slug);
     assert.equal(((await pending) as { target: string }).target, 'https://example.org/old');
-    assert.equal(resolver.peek(link.slug), undefined);
+    assert.equal(resolver.peek(link.slug, h.clock.now()), undefined);
     await resolver.resolve(link.slug);
-    assert.notEqual(resolver.peek(link.slug), undefined);
+    assert.notEqual(resolver.peek(link.slug, h.clock.now()), undefined);
   });
 
   test("another writer's change reaches the cache at the next feed sync, at most one TTL later; unchanged entries stay", async () => {
@@ -36,12 +36,12 @@ eachDatabase('the redirect cache', (kind) => {
     // Another instance edits a: its transaction writes the change feed, this resolver is not told.
     await store.update(a.id, accountId, 1, { target: 'https://example.org/a2' }, h.clock.now());
     h.clock.advance(4_999);
-    assert.equal((resolver.peek(a.slug) as { target: string }).target, 'https://example.org/a1');
+    assert.equal((resolver.peek(a.slug, h.clock.now()) as { target: string }).target, 'https://example.org/a1');
     h.clock.advance(1);
-    assert.equal(resolver.peek(a.slug), undefined, 'a sync is due: the fast path defers to it');
+    assert.equal(resolver.peek(a.slug, h.clock.now()), undefined, 'a sync is due: the fast path defers to it');
     assert.equal(((await resolver.resolve(b.slug)) as { target: string }).target, 'https://example.org/b1');
-    assert.equal(resolver.peek(a.slug), undefined, 'the changed slug was evicted');
-    assert.equal((resolver.peek(b.slug) as { target: string }).target, 'https://example.org/b1', 'an unchanged slug stays cached');
+    assert.equal(resolver.peek(a.slug, h.clock.now()), undefined, 'the changed slug was evicted');
+    assert.equal((resolver.peek(b.slug, h.clock.now()) as { target: string }).target, 'https://example.org/b1', 'an unchanged slug stays cached');
     assert.equal(((await resolver.resolve(a.slug)) as { target: string }).target, 'https://example.org/a2');
   });
 
@@ -65,7 +65,7 @@ eachDatabase('the redirect cache', (kind) => {
     const resolver = new RedirectResolver(new KyselyLinkStore(h.database.db), h.clock.now, { ttlMs: 5_000, maxEntries: 10 });
     assert.deepEqual(await resolver.resolve(alias), { kind: 'missing' });
     assert.equal((await h.createLink({ target: 'https://example.org/late', alias }, { key })).status, 200);
-    assert.deepEqual(resolver.peek(alias), { kind: 'missing' });
+    assert.deepEqual(resolver.peek(alias, h.clock.now()), { kind: 'missing' });
     h.clock.advance(5_000);
     assert.equal(((await resolver.resolve(alias)) as { target: string }).target, 'https://example.org/late');
   });
@@ -74,7 +74,7 @@ eachDatabase('the redirect cache', (kind) => {
     const link = await newLink();
     const resolver = new RedirectResolver(new KyselyLinkStore(h.database.db), h.clock.now, { ttlMs: 0, maxEntries: 10 });
     await resolver.resolve(link.slug);
-    assert.equal(resolver.peek(link.slug), undefined);
+    assert.equal(resolver.peek(link.slug, h.clock.now()), undefined);
     await h.database.db.updateTable('links').set({ target: 'https://example.org/new' }).where('id', '=', link.id).execute();
     assert.equal(((await resolver.resolve(link.slug)) as { target: string }).target, 'https://example.org/new');
   });

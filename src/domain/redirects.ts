@@ -69,9 +69,8 @@ export class RedirectResolver {
     return this.answer(entry, this.now());
   }
 
-  /** The synchronous fast path: the answer from memory, or undefined when the database must be asked. */
-  peek(slug: string): Resolution | undefined {
-    const now = this.now();
+  /** The synchronous fast path: the answer at `now` from memory, or undefined when the database must be asked. */
+  peek(slug: string, now: number): Resolution | undefined {
     if (now >= this.nextSyncAt) return undefined;
     const entry = this.cached(slug, now);
     return entry && this.answer(entry, now);

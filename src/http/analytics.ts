@@ -44,9 +44,9 @@ export async function setUpAnalytics(app: FastifyInstance, deps: { config: Confi
   app.addHook('onClose', async () => recorder.stop());
   const statsStore = new KyselyAnalyticsStore(database, config.limits.freeVisitsPerMonth);
   const country = countryOf(settings.countryHeader);
-  const visits: VisitSink = (rawHeaders, address, link, source) => {
+  const visits: VisitSink = (rawHeaders, address, link, source, time) => {
     const headers = visitHeaders(rawHeaders, settings.countryHeader);
-    recorder.record(link, source, headers.userAgent, headers.referer, country(headers.country, address));
+    recorder.record(link, source, headers.userAgent, headers.referer, country(headers.country, address), time);
   };
   return { visits, stats: new StatsService({ links: deps.links, store: statsStore, now }), recording: statsStore };
 }

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { LinkRef } from '../domain/analytics/link-table.js';
 import type { Source } from '../domain/analytics/ports.js';
 import type { RedirectResolver, Resolution } from '../domain/redirects.js';
+import type { Clock } from '../domain/time.js';
 import { clientAddress } from './client-address.js';
 import { EXPIRED_PAGE, NOT_FOUND_PAGE } from './pages.js';
 import { logFailure, UNAVAILABLE_RETRY_SECONDS, writeError } from './plugins/errors.js';
@@ -10,9 +11,10 @@ import type { RedirectGuard } from './redirect-guard.js';
 
 /**
  * Told about every GET redirect of an active link (HEAD is not a visit), with the request's raw
- * headers (visit-headers.ts) and client address as they are. Must not block, and must not keep `rawHeaders`.
+ * headers (visit-headers.ts) and client address as they are, and the time of the answer. Must not
+ * block, and must not keep `rawHeaders`.
  */
-export type VisitSink = (rawHeaders: string[], address: string, link: LinkRef, source: Source) => void;
+export type VisitSink = (rawHeaders: string[], address: string, link: LinkRef, source: Source, time: number) => void;
 
 /** The router's limit on a path parameter (app.ts); a longer segment is left to the router to refuse. */
 export const MAX_PARAM_LENGTH = 16 * 1024;
@@ -51,6 +53,8 @@ export function slugEnd(url: string): number {
 
 export interface RedirectDeps {
   resolver: RedirectResolver;
+  /** Read once per answer: the flood guard, the cache's expiry checks and the visit share the reading. */
+  now: Clock;
   guard?: RedirectGuard;
   visits?: VisitSink;
   /** Where failures are logged (the app's logger: the fast path has no request logger). */
@@ -92,25 +96,26 @@ export class FastRedirect {
 
   /** The one implementation of the redirect answer (GET and HEAD), whoever routed the request. */
   serve(req: IncomingMessage, res: ServerResponse, slug: string, source: Source, address: string): void {
-    const { guard, resolver } = this.deps;
+    const { guard, resolver, now } = this.deps;
     try {
-      if (guard !== undefined && guard.refuse(address, res)) return this.sent(req, res);
-      const cached = resolver.peek(slug);
-      if (cached !== undefined) return this.answer(req, res, cached, source, address);
+      const time = now();
+      if (guard !== undefined && guard.refuse(address, res, time)) return this.sent(req, res);
+      const cached = resolver.peek(slug, time);
+      if (cached !== undefined) return this.answer(req, res, cached, source, address, time);
     } catch (error) {
       return this.fail(req, res, error);
     }
     // A miss asks the database: the closure and promise are the price of a miss, not of a visit.
     resolver
       .resolve(slug)
-      .then((resolution) => this.answer(req, res, resolution, source, address))
+      .then((resolution) => this.answer(req, res, resolution, source, address, now()))
       .catch((error: unknown) => this.fail(req, res, error));
   }
 
-  private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string): void {
+  private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string, time: number): void {
     if (resolution.kind === 'redirect') {
       if (this.deps.visits !== undefined && req.method === 'GET') {
-        this.deps.visits(req.rawHeaders, address, resolution.link, source);
+        this.deps.visits(req.rawHeaders, address, resolution.link, source, time);
       }
       // A flat list: node walks an object's keys with for-in and keyed loads, a list by index.
       res.writeHead(302, ['cache-control', 'private, no-store', 'location', resolution.target, 'content-length', '0']);

@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import type { Protection } from '../config.js';
 import { decision, GcraTable } from '../domain/gcra.js';
 import { networkOf } from '../domain/network.js';
-import type { Clock } from '../domain/time.js';
 import { writeError } from './plugins/errors.js';
 import { SHED_RETRY_SECONDS, type PressureProbe } from './plugins/load-shedding.js';
 
@@ -18,19 +17,18 @@ export class RedirectGuard {
 
   constructor(
     private readonly protection: Protection,
-    private readonly now: Clock,
     private readonly pressure: PressureProbe,
   ) {}
 
-  /** Answers the request itself (429 or 503) and returns true when the client at `address` must not be served. */
-  refuse(address: string, res: ServerResponse): boolean {
+  /** Answers the request itself (429 or 503) and returns true when the client at `address` must not be served at `now`. */
+  refuse(address: string, res: ServerResponse, now: number): boolean {
     const { shedRedirectEventLoopDelayMs: shedAt, redirectFloodPerMinute: limit } = this.protection;
     if (shedAt > 0 && this.pressure().eventLoopDelayMs > shedAt) {
       writeError(res, 'links_unavailable', SHED_RETRY_SECONDS);
       return true;
     }
     // IPv4 (the common case) is its own network: skip parsing. IPv6 is folded to its /64.
-    const backlog = this.table.take(address.includes(':') ? networkOf(address) : address, this.now(), limit);
+    const backlog = this.table.take(address.includes(':') ? networkOf(address) : address, now, limit);
     if (backlog > 0) return false;
     writeError(res, 'rate_limited', Math.ceil(decision(false, -backlog, limit).retryAfterMs / 1000));
     return true;

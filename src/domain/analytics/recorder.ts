@@ -39,8 +39,8 @@ export class VisitRecorder {
 
   constructor(private readonly o: RecorderOptions) {}
 
-  record(link: LinkRef, source: Source, userAgent: string | undefined, referer: string | undefined, country: string): void {
-    const t = this.o.now();
+  /** A visit at time `t` (the redirect's clock reading). */
+  record(link: LinkRef, source: Source, userAgent: string | undefined, referer: string | undefined, country: string, t: number): void {
     if (this.buffered + this.handedOver - this.o.backend.released >= this.o.bufferMaxVisits) return this.drop(link.id, t);
     const dayNumber = Math.floor(t / DAY_MS);
     const day = dayNumber === this.dayNumber ? this.day : this.dayOf(dayNumber, t);
