@@ -39,3 +39,30 @@ test('a journal batch decodes to exactly the kept visits of its bucket, whatever
   assert.equal(seen.length, 900);
   assert.deepEqual(seen.sort(), expected.sort());
 });
+
+test('batches stay exact as their shared link table grows between flushes, also past an id that JSON must escape', () => {
+  const first = new DayVisits('2026-11-21', 0, 16);
+  const plainIds = Array.from({ length: 300 }, () => crypto.randomUUID());
+  for (const [i, id] of plainIds.entries()) first.add(id, null, i % 2 ? 'q' : 's', 'DE', mobile, 'direct');
+  // The next buffer shares the table (as the recorder's buffers do) and adds links to it, among them
+  // ids no UUID looks like: the header must still be JSON that reads back to the same ids.
+  const second = new DayVisits('2026-11-22', 0, 16, first.table);
+  const oddIds = ['quote"d', 'back\\slash', 'ünï'];
+  const more = [...plainIds.slice(0, 50), ...Array.from({ length: 300 }, () => crypto.randomUUID()), ...oddIds];
+  for (const id of more) second.add(id, null, 's', 'US', crawler, 'example.org');
+  const third = new DayVisits('2026-11-23', 0, 16, first.table);
+  for (const id of plainIds.slice(0, 20)) third.add(id, null, 's', 'JP', mobile, 'direct');
+  for (const [day, ids] of [[first, plainIds], [second, more], [third, plainIds.slice(0, 20)]] as const) {
+    const seen: string[] = [];
+    for (const [bucket, data] of encodeDay(day, null)) {
+      const batch = decodeBatch(data);
+      assert.equal(batch.day, day.day);
+      for (let i = 0; i < batch.visits; i++) {
+        const link = batch.links[batch.word(i, 0)]!;
+        assert.equal(bucketOf(link), bucket, link);
+        seen.push(link);
+      }
+    }
+    assert.deepEqual(seen.sort(), [...ids].sort());
+  }
+});

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { LinkTable } from '../domain/analytics/link-table.js';
 import type { DayVisits, DeviceClass, Source, VisitClass } from '../domain/analytics/ports.js';
 import { visitWord, wordClass, wordCountry, wordSource } from '../domain/analytics/day-visits.js';
 
@@ -51,93 +52,122 @@ class Index {
   }
 }
 
+/** What the journal keeps per link of a link table: its bucket, and whether its id needs no JSON escaping. */
+interface TableNotes {
+  buckets: Uint8Array;
+  /** Entries noted so far (tables only grow). */
+  size: number;
+  /** Every id noted is plain: no character JSON would escape. */
+  plain: boolean;
+}
+
+/** Per link table (link-table.ts): its links' buckets, worked out once per link rather than once per flush. */
+const notes = new WeakMap<LinkTable, TableNotes>();
+const PLAIN_ID = /^[0-9A-Za-z-]*$/;
+
+function notesOf(table: LinkTable): TableNotes {
+  let n = notes.get(table);
+  if (n === undefined) notes.set(table, (n = { buckets: new Uint8Array(Math.max(1024, table.size)), size: 0, plain: true }));
+  if (n.size < table.size) {
+    if (n.buckets.length < table.size) {
+      const grown = new Uint8Array(Math.max(table.size, 2 * n.buckets.length));
+      grown.set(n.buckets.subarray(0, n.size));
+      n.buckets = grown;
+    }
+    for (let l = n.size; l < table.size; l++) {
+      const id = table.links[l]!;
+      n.buckets[l] = bucketOf(id);
+      if (n.plain && !PLAIN_ID.test(id)) n.plain = false;
+    }
+    n.size = table.size;
+  }
+  return n;
+}
+
 /**
  * encodeDay a slice of visits at a time (add), for callers on the event loop or a paced thread: a
- * busy second holds tens of thousands of visits. `add` sorts the visits into buckets (counting them);
- * `batches` writes one bucket's batch at a time, its visits in their order of arrival, with the
- * indexes mapped through typed arrays (a Map per batch and table cost three hash lookups a visit).
+ * busy second holds tens of thousands of visits. `add` counts the visits per bucket; `batches` copies
+ * their words into bucket order in one sequential pass, then writes one bucket's batch at a time, its
+ * visits in their order of arrival, with the indexes mapped through typed arrays in place (a Map per
+ * batch and table cost three hash lookups a visit). The links' buckets are noted once per link table.
  */
 export class DayEncoder {
-  /** Per link of the day's table: its bucket + 1, or 0 before the encoder first met it. */
-  private readonly linkBucket: Uint8Array;
-  /** Per link: its index in its batch + 1, or 0 before its batch first met it. */
-  private readonly linkSlot: Int32Array;
-  /** Per visit: its bucket + 1, or 0 for a visit not kept. */
-  private readonly visitBucket: Uint8Array;
+  private readonly notes: TableNotes;
   private readonly counts = new Int32Array(BUCKETS);
 
   constructor(
     private readonly day: DayVisits,
     private readonly keep: Uint8Array | null,
   ) {
-    this.linkBucket = new Uint8Array(day.links.length);
-    this.linkSlot = new Int32Array(day.links.length);
-    this.visitBucket = new Uint8Array(day.count);
+    this.notes = notesOf(day.table);
   }
 
   /** Visits [from, to) of the day. */
   add(from: number, to: number): void {
-    const { day, keep, linkBucket, visitBucket, counts } = this;
+    const { day, keep, counts } = this;
+    const buckets = this.notes.buckets;
     for (let i = from; i < to; i++) {
-      if (keep !== null && keep[i] === 0) continue;
-      const l = day.link(i);
-      let b = linkBucket[l]!;
-      if (b === 0) linkBucket[l] = b = bucketOf(day.links[l]!) + 1;
-      visitBucket[i] = b;
-      counts[b - 1]!++;
+      if (keep === null || keep[i] !== 0) counts[buckets[day.link(i)]!]!++;
     }
   }
 
   /** Each non-empty bucket's batch in bucket order, encoded as it is asked for (a caller may pace between). */
   *batches(): Generator<[bucket: number, data: Buffer]> {
-    const { day, visitBucket, counts, linkSlot } = this;
-    // The visits' order by bucket (a stable counting sort): one pass, then each batch reads its own.
+    const { day, keep, counts } = this;
+    const { buckets, plain } = this.notes;
+    // The kept visits' words in bucket order, each bucket's in arrival order (a stable counting sort).
     const starts = new Int32Array(BUCKETS + 1);
     for (let b = 0; b < BUCKETS; b++) starts[b + 1] = starts[b]! + counts[b]!;
-    const order = new Int32Array(starts[BUCKETS]!);
+    const words = new Uint32Array(WORDS_PER_VISIT * starts[BUCKETS]!);
     const next = starts.slice(0, BUCKETS);
     for (let i = 0; i < day.count; i++) {
-      const b = visitBucket[i]!;
-      if (b !== 0) order[next[b - 1]!++] = i;
+      if (keep !== null && keep[i] === 0) continue;
+      const l = day.link(i);
+      const at = WORDS_PER_VISIT * next[buckets[l]!]!++;
+      words[at] = l;
+      words[at + 1] = day.referrer(i);
+      words[at + 2] = day.packed(i);
     }
+    // Per link of the day's table: its index in its batch + 1, or 0 before its batch first met it.
+    const linkSlot = new Int32Array(day.links.length);
     const referrers = new Index(day.referrers.length);
     const classes = new Index(day.classes.length);
     const countries = new Index(day.countries.length);
     for (let b = 0; b < BUCKETS; b++) {
-      const visits = counts[b]!;
-      if (visits === 0) continue;
+      if (counts[b] === 0) continue;
       referrers.next(b);
       classes.next(b);
       countries.next(b);
       const links: string[] = [];
-      const words = new Uint32Array(WORDS_PER_VISIT * visits);
-      for (let v = 0, at = 0; v < visits; v++, at += WORDS_PER_VISIT) {
-        const i = order[starts[b]! + v]!;
-        const l = day.link(i);
+      const from = WORDS_PER_VISIT * starts[b]!;
+      const to = WORDS_PER_VISIT * starts[b + 1]!;
+      for (let at = from; at < to; at += WORDS_PER_VISIT) {
+        const l = words[at]!;
         let slot = linkSlot[l]!;
         if (slot === 0) linkSlot[l] = slot = links.push(day.links[l]!);
-        const packed = day.packed(i);
+        const packed = words[at + 2]!;
         words[at] = slot - 1;
-        words[at + 1] = referrers.of(day.referrer(i));
+        words[at + 1] = referrers.of(words[at + 1]!);
         words[at + 2] = visitWord(classes.of(wordClass(packed)), countries.of(wordCountry(packed)), wordSource(packed));
       }
-      yield [b, encodeBatch(day, links, referrers.used, classes.used, countries.used, words)];
+      yield [b, encodeBatch(day, links, plain, referrers.used, classes.used, countries.used, words.subarray(from, to))];
     }
   }
 }
 
-/** A batch in the journal's binary form (see the top of this file). */
-function encodeBatch(day: DayVisits, links: string[], referrers: number[], classes: number[], countries: number[], words: Uint32Array): Buffer {
-  const header = Buffer.from(
-    JSON.stringify({
-      v: VERSION,
-      day: day.day,
-      links,
-      referrers: referrers.map((r) => day.referrers[r]),
-      classes: classes.map((c) => day.classes[c]!).map((c) => [c.device, c.browser, c.bot ? 1 : 0]),
-      countries: countries.map((k) => day.countries[k]),
-    }),
-  );
+/**
+ * A batch in the journal's binary form (see the top of this file). The header is what JSON.stringify
+ * makes of it, but plain link ids (UUIDs: every id the service makes) are joined into it rather than
+ * serialised one by one: they are most of its bytes.
+ */
+function encodeBatch(day: DayVisits, links: string[], plain: boolean, referrers: number[], classes: number[], countries: number[], words: Uint32Array): Buffer {
+  const linksJson = plain ? `["${links.join('","')}"]` : JSON.stringify(links);
+  const tables = JSON.stringify({
+    referrers: referrers.map((r) => day.referrers[r]),
+    classes: classes.map((c) => day.classes[c]!).map((c) => [c.device, c.browser, c.bot ? 1 : 0]),
+    countries: countries.map((k) => day.countries[k]),
+  });
+  const header = Buffer.from(`{"v":${VERSION},"day":${JSON.stringify(day.day)},"links":${linksJson},${tables.slice(1)}`);
   // The words start on a 4-byte boundary after the header's length and the header (padded with spaces).
   const start = 4 + header.length + ((4 - (header.length % 4)) % 4);
   const out = Buffer.alloc(start + words.length * 4, 0x20);
