@@ -11,3 +11,13 @@ test('the HTTP warm-up answers its requests over loopback and leaves no server o
   for (let i = 0; i < 100 && networkHandles() > before; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(networkHandles(), before);
 });
+
+test('the HTTP warm-up stops at its deadline, however many requests it was asked for', { timeout: 20_000 }, async () => {
+  const answered = await warmUpHttp(100_000_000);
+  assert.ok(answered > 0 && answered < 100_000_000, String(answered));
+});
+
+test('the HTTP warm-up answers exactly the number asked, also when connections cannot share it evenly', async () => {
+  assert.equal(await warmUpHttp(13), 13);
+  assert.equal(await warmUpHttp(3), 3);
+});
