@@ -20,11 +20,24 @@ import path from 'node:path';
 import { recordedVisits, seedLinks } from './redirect/seed.js';
 
 const LINKS = 10_000;
-// 6 rounds of 10 s: the service then records for about a minute, so a roll-up at the default interval
-// (60 s, counted in recorder ticks, which stop while the process is frozen) falls inside the figures.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const SLICE = Number(process.env.BENCH_SLICE_SECONDS ?? 10);
+// 15 rounds of 4 s: short rounds, because this machine's speed drifts within a minute and a per-round
+// ratio is only as good as the closeness in time of its two figures. The service still runs for
+// about a minute and a half of its own time (with the pause after each thaw), so a roll-up at the
+// default interval (60 s, counted in recorder ticks, which stop while the process is frozen) falls
+// inside the figures.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const SLICE = Number(process.env.BENCH_SLICE_SECONDS ?? 4);
 const EXACT_REQUESTS = Number(process.env.BENCH_EXACT_REQUESTS ?? 300_000);
+/**
+ * Side by side: two servers on the server core at once, each loaded by its own load generator, for
+ * BENCH_PAIRED_RUNS runs of BENCH_PAIRED_SECONDS. Each server is its own session, so the kernel's
+ * autogroups share the core between the two processes equally, whatever their threads; both are
+ * busy all the time, so each one's requests/s is what it does with the same half of the same core
+ * in the same seconds. Their ratio is immune to the drift that interleaved rounds can only average
+ * out (docs/benchmarks.md, "Sixth session").
+ */
+const PAIRED_RUNS = Number(process.env.BENCH_PAIRED_RUNS ?? 3);
+const PAIRED_SECONDS = Number(process.env.BENCH_PAIRED_SECONDS ?? 10);
 /**
  * Another build of the service (a `dist/` directory, e.g. of an earlier commit built in a git worktree)
  * to measure in the same interleaved rounds, on its own copy of the database: a before/after that
@@ -86,9 +99,13 @@ process.on('exit', () => {
     child.kill('SIGKILL');
   }
 });
+// The servers run in sessions of their own (start), out of reach of the terminal's Ctrl-C: exit
+// through the handler above.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
 function start(command: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // detached: a session (and so a scheduling autogroup) of its own, for the side-by-side runs.
+  const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -116,27 +133,64 @@ function wrkMs(text: string, percentile: string): number {
   return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
 }
 
+const wrkArgs = (base: string, seconds: number) =>
+  pinned(LOAD_CORE, ['wrk', '-t1', '-c64', `-d${seconds}s`, '--latency', '-s', path.join(import.meta.dirname, 'redirect/wrk.lua'), base]);
+const autocannonArgs = (base: string, slugFile: string, mode: 'amount' | 'duration', value: number) =>
+  pinned(LOAD_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/autocannon-load.ts'), base, slugFile, mode, String(value)]);
+
+function wrkFigures(out: string): Figures {
+  if (/Non-2xx or 3xx responses/.test(out)) throw new Error(`unexpected statuses:\n${out}`);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    p50: wrkMs(out, '50'),
+    p99: wrkMs(out, '99'),
+    requests: Number(/(\d+) requests in/.exec(out)?.[1]),
+  };
+}
+
+function autocannonFigures(out: string) {
+  const result = JSON.parse(out.trim().split('\n').at(-1)!);
+  return { ...result, rps: result.rps, p50: result.p50, p99: result.p99, requests: result.requests } as Figures & { redirects: number; errors: number };
+}
+
 function load(base: string, slugFile: string, seconds: number): Figures {
-  if (hasWrk) {
-    const args = pinned(LOAD_CORE, ['wrk', '-t1', '-c64', `-d${seconds}s`, '--latency', '-s', path.join(import.meta.dirname, 'redirect/wrk.lua'), base]);
-    const run = spawnSync(args[0]!, args.slice(1), { env: { ...process.env, SLUGS_FILE: slugFile }, encoding: 'utf8' });
-    const out = run.stdout;
-    if (/Non-2xx or 3xx responses/.test(out)) throw new Error(`unexpected statuses:\n${out}`);
-    return {
-      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
-      p50: wrkMs(out, '50'),
-      p99: wrkMs(out, '99'),
-      requests: Number(/(\d+) requests in/.exec(out)?.[1]),
-    };
-  }
-  return autocannon(base, slugFile, 'duration', seconds);
+  if (!hasWrk) return autocannon(base, slugFile, 'duration', seconds);
+  const args = wrkArgs(base, seconds);
+  return wrkFigures(spawnSync(args[0]!, args.slice(1), { env: { ...process.env, SLUGS_FILE: slugFile }, encoding: 'utf8' }).stdout);
+}
+
+/** load(), in the background: two of these run at once in the side-by-side runs. */
+function loadInBackground(base: string, slugFile: string, seconds: number): Promise<Figures> {
+  const args = hasWrk ? wrkArgs(base, seconds) : autocannonArgs(base, slugFile, 'duration', seconds);
+  const child = spawn(args[0]!, args.slice(1), { env: { ...process.env, SLUGS_FILE: slugFile }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => child.once('error', reject).once('close', () => resolve(hasWrk ? wrkFigures(out) : autocannonFigures(out))));
 }
 
 function autocannon(base: string, slugFile: string, mode: 'amount' | 'duration', value: number) {
-  const args = pinned(LOAD_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/autocannon-load.ts'), base, slugFile, mode, String(value)]);
-  const run = spawnSync(args[0]!, args.slice(1), { encoding: 'utf8', maxBuffer: 1 << 20 });
-  const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
-  return { ...result, rps: result.rps, p50: result.p50, p99: result.p99, requests: result.requests } as Figures & { redirects: number; errors: number };
+  const args = autocannonArgs(base, slugFile, mode, value);
+  return autocannonFigures(spawnSync(args[0]!, args.slice(1), { encoding: 'utf8', maxBuffer: 1 << 20 }).stdout);
+}
+
+interface Paired {
+  figures: [Figures, Figures];
+  /** Each server's share of the core over the run (CPU time / wall time): about 0.5 each when both were busy throughout. */
+  shares: [number, number];
+}
+
+/** Both servers thawed and loaded at once (see PAIRED_RUNS), then frozen again. */
+async function sideBySide(pair: [Server, Server], slugFile: string): Promise<Paired> {
+  for (const server of pair) server.child.kill('SIGCONT');
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const before = pair.map((s) => cpuMs(s.child.pid!));
+  const started = Date.now();
+  const figures = (await Promise.all(pair.map((s) => loadInBackground(s.url, slugFile, PAIRED_SECONDS)))) as [Figures, Figures];
+  const wall = Date.now() - started;
+  const used = pair.map((s, i) => cpuMs(s.child.pid!) - before[i]!);
+  for (const server of pair) server.child.kill('SIGSTOP');
+  for (const [i, f] of figures.entries()) f.cpuUs = (used[i]! * 1000) / f.requests;
+  return { figures, shares: [used[0]! / wall, used[1]! / wall] };
 }
 
 async function main(): Promise<void> {
@@ -187,14 +241,20 @@ async function main(): Promise<void> {
       server.child.kill('SIGSTOP');
     }
   }
-  for (const server of servers) server.child.kill('SIGCONT');
   const [bare, framework, serviceRun] = servers as [Server, Server, Server];
+  const pairs: [Server, Server][] = [[bare, serviceRun], ...baseline.map((b): [Server, Server] => [b, serviceRun])];
+  const paired = pairs.map((): Paired[] => []);
+  for (let run = 0; run < PAIRED_RUNS; run++) {
+    for (const [i, pair] of pairs.entries()) paired[i]!.push(await sideBySide(pair, slugFile));
+  }
+  for (const server of servers) server.child.kill('SIGCONT');
   await stop(bare.child);
   await stop(framework.child);
   for (const b of baseline) await stop(b.child);
   const code = await stop(serviceRun.child);
   const afterTimed = await recordedVisits(databaseUrl);
-  const timedServed = serviceRun.warm!.requests + serviceRun.rounds.reduce((n, r) => n + r.requests, 0);
+  const timedServed =
+    serviceRun.warm!.requests + serviceRun.rounds.reduce((n, r) => n + r.requests, 0) + paired.flat().reduce((n, p) => n + p.figures[1].requests, 0);
 
   const service = start(serviceCommand, env);
   await waitUntilUp('http://127.0.0.1:3902/health');
@@ -216,6 +276,17 @@ async function main(): Promise<void> {
     console.log(`baseline build: ${(100 * middle(b.rounds.map((r, i) => r.rps / bare.rounds[i]!.rps))).toFixed(1)}% of bare by requests/s (median of per-round ratios), ${((100 * cpu(bare)) / cpu(b)).toFixed(1)}% by CPU per request`);
   }
   console.log(`ratio: ${(100 * middle(ratios)).toFixed(1)}% of bare by requests/s (median of per-round ratios; Fastify alone ${(100 * middle(framework.rounds.map((r, i) => r.rps / bare.rounds[i]!.rps))).toFixed(1)}%), ${((100 * cpu(bare)) / cpu(serviceRun)).toFixed(1)}% by CPU per request over all rounds`);
+  for (const [i, [a, b]] of pairs.entries()) {
+    const runs = paired[i]!;
+    const byRps = runs.map((p) => p.figures[1].rps / p.figures[0].rps);
+    const byCpu = runs.map((p) => p.figures[0].cpuUs! / p.figures[1].cpuUs!);
+    const detail = runs
+      .map((p) => `${Math.round(p.figures[0].rps)} / ${Math.round(p.figures[1].rps)} req/s, core shares ${p.shares.map((x) => x.toFixed(2)).join(' / ')}`)
+      .join('; ');
+    console.log(
+      `side by side, ${a.name} / ${b.name}: ${b.name} at ${(100 * middle(byRps)).toFixed(1)}% by requests/s (median of ${runs.length} runs of ${PAIRED_SECONDS} s; ${byRps.map((r) => (100 * r).toFixed(1)).join(', ')}%), ${(100 * middle(byCpu)).toFixed(1)}% by CPU per request (${detail})`,
+    );
+  }
   console.log(`load average during the run: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (other processes skew requests/s)`);
   console.log(`timed runs: ${timedServed} redirects completed by the load generator, ${afterTimed} visits recorded (the generator does not count requests in flight when it stops: up to 64 per run); exit ${code}`);
   console.log(`exact run: ${exact.redirects} redirects served of ${EXACT_REQUESTS} sent (${exact.errors} errors), ${recordedExact} visits recorded; ${fmt(exact)} (autocannon); exit ${exactCode}`);
