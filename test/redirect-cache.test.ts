@@ -70,6 +70,22 @@ eachDatabase('the redirect cache', (kind) => {
     assert.equal(((await resolver.resolve(alias)) as { target: string }).target, 'https://example.org/late');
   });
 
+  test('without a change in the feed, a cached link is still re-read five to ten minutes after it was read (the safety net)', async () => {
+    const link = await newLink('https://example.org/before');
+    // The link's creation is in the feed: let it fall out of the resolver's look-back first.
+    h.clock.advance(2 * 60_000);
+    const resolver = new RedirectResolver(new KyselyLinkStore(h.database.db), h.clock.now, { ttlMs: 5_000, maxEntries: 10 });
+    await resolver.resolve(link.slug);
+    // Changed behind the feed's back (no link_changes row): only the safety net can see it.
+    await h.database.db.updateTable('links').set({ target: 'https://example.org/after' }).where('id', '=', link.id).execute();
+    h.clock.advance(4 * 60_000);
+    assert.equal(((await resolver.resolve(link.slug)) as { target: string }).target, 'https://example.org/before');
+    assert.equal((resolver.peek(link.slug, h.clock.now()) as { target: string }).target, 'https://example.org/before');
+    h.clock.advance(6 * 60_000);
+    assert.equal(resolver.peek(link.slug, h.clock.now()), undefined, 'stale: the fast path defers to the database');
+    assert.equal(((await resolver.resolve(link.slug)) as { target: string }).target, 'https://example.org/after');
+  });
+
   test('a TTL of 0 caches nothing: every lookup reads the database', async () => {
     const link = await newLink();
     const resolver = new RedirectResolver(new KyselyLinkStore(h.database.db), h.clock.now, { ttlMs: 0, maxEntries: 10 });

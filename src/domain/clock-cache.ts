@@ -10,9 +10,17 @@ const MAX_SECOND_CHANCES = 64;
  * the entry in its recency list, memory far from the entry, and the lookup was 5.6% of the service's
  * CPU under the redirect benchmark (docs/benchmarks.md). Hand-written because it is thirty lines and
  * the cost is in exactly what a library's exact LRU order must do.
+ *
+ * The values carry the mark themselves (`used`): a hit then reads one object, where a wrapper around
+ * the value was one more object to fetch from memory on every redirect (docs/benchmarks.md, "Sixth
+ * session"). A value belongs to one cache.
  */
-export class ClockCache<K, V> {
-  private readonly map = new Map<K, { value: V; used: boolean }>();
+export interface Marked {
+  used: boolean;
+}
+
+export class ClockCache<K, V extends Marked> {
+  private readonly map = new Map<K, V>();
 
   constructor(private readonly max: number) {
     if (!(max >= 1)) throw new RangeError('ClockCache needs room for one entry');
@@ -23,21 +31,19 @@ export class ClockCache<K, V> {
   }
 
   get(key: K): V | undefined {
-    const slot = this.map.get(key);
-    if (slot === undefined) return undefined;
-    slot.used = true;
-    return slot.value;
+    const value = this.map.get(key);
+    if (value !== undefined) value.used = true;
+    return value;
   }
 
   set(key: K, value: V): void {
-    const slot = this.map.get(key);
-    if (slot !== undefined) {
-      slot.value = value;
-      slot.used = true;
-      return;
+    if (this.map.has(key)) {
+      value.used = true;
+    } else {
+      if (this.map.size >= this.max) this.evictOne();
+      value.used = false;
     }
-    if (this.map.size >= this.max) this.evictOne();
-    this.map.set(key, { value, used: false });
+    this.map.set(key, value);
   }
 
   delete(key: K): boolean {
@@ -46,11 +52,11 @@ export class ClockCache<K, V> {
 
   private evictOne(): void {
     let chances = 0;
-    for (const [key, slot] of this.map) {
+    for (const [key, value] of this.map) {
       this.map.delete(key);
-      if (!slot.used || chances++ === MAX_SECOND_CHANCES) return;
-      slot.used = false;
-      this.map.set(key, slot);
+      if (!value.used || chances++ === MAX_SECOND_CHANCES) return;
+      value.used = false;
+      this.map.set(key, value);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { linkRef, type LinkRef } from './analytics/link-table.js';
+import type { LinkRef } from './analytics/link-table.js';
 import { ClockCache } from './clock-cache.js';
 import type { LinkStore } from './ports.js';
 import { isSlugShaped } from './slugs.js';
@@ -9,12 +9,29 @@ export type Resolution =
   | { kind: 'expired' }
   | { kind: 'missing' };
 
-interface Entry {
-  /** The answer while the link is active and not expired: built once, so a cache hit allocates nothing. */
-  redirect: Resolution | undefined;
-  expiresAt: number | null;
-  /** Re-read after this even if the change feed named no change: a safety net, not the bound. */
-  staleAt: number;
+/**
+ * A cached slug, in one object: the answer (an active link's entry is its own Resolution, built once,
+ * so a cache hit allocates nothing), the link's reference for the recorder (link-table.ts: the entry
+ * is its own LinkRef), the cache's mark (clock-cache.ts) and the generation it was read in. A cache
+ * hit fetched four objects from memory before (the cache's wrapper, the entry, its boxed timestamp,
+ * the answer), each a likely cache miss among ten thousand links: most of the redirect path's own
+ * time in `perf annotate` (docs/benchmarks.md, "Sixth session").
+ */
+class Entry implements LinkRef {
+  used = false;
+  table = 0;
+  index = -1;
+  readonly link: LinkRef = this;
+
+  constructor(
+    /** 'redirect' for an active link; 'missing' for no such slug, or a link that is not active. */
+    readonly kind: 'redirect' | 'missing',
+    readonly target: string,
+    readonly id: string,
+    readonly accountId: string | null,
+    readonly expiresAt: number | null,
+    readonly generation: number,
+  ) {}
 }
 
 const EXPIRED: Resolution = Object.freeze({ kind: 'expired' });
@@ -22,8 +39,12 @@ const MISSING_LINK: Resolution = Object.freeze({ kind: 'missing' });
 
 /** Changes whose rows commit late (long transactions, clock skew between instances) are still seen. */
 const FEED_LOOKBACK_MS = 60_000;
-/** Even without a change in the feed, an entry is re-read this often: a safety net, not the bound. */
-const SAFETY_TTL_MS = 600_000;
+/**
+ * Even without a change in the feed, an entry is re-read after one to two of these: a safety net, not
+ * the bound. Entries note the generation they were read in, a small integer a redirect compares
+ * without fetching a boxed timestamp from memory.
+ */
+const GENERATION_MS = 300_000;
 
 /**
  * Resolves slugs for the redirect path from an in-process cache (clock-cache.ts); the database is
@@ -45,6 +66,8 @@ export class RedirectResolver {
   private syncedUpTo: number;
   private nextSyncAt: number;
   private syncing: Promise<void> | undefined;
+  private generation = 0;
+  private nextGenerationAt: number;
 
   constructor(
     private readonly links: LinkStore,
@@ -52,7 +75,7 @@ export class RedirectResolver {
     private readonly options: { ttlMs: number; maxEntries: number; onSyncError?: (error: unknown) => void },
   ) {
     this.caching = options.ttlMs > 0;
-    // The safety TTL is kept in the entries, on the service's clock. (lru-cache, used here before, kept
+    // The safety net is kept in the entries, on the service's clock. (lru-cache, used here before, kept
     // TTLs in arrays of maxEntries allocated through a subclass of Array, and V8 answers an Array
     // constructor call that large by dropping its "Array constructor is intact" assumption for the
     // whole process: Node's own HTTP and stream code then ran deoptimized; docs/decisions.md. A test
@@ -60,6 +83,7 @@ export class RedirectResolver {
     this.cache = new ClockCache(options.maxEntries);
     this.syncedUpTo = now();
     this.nextSyncAt = this.syncedUpTo + options.ttlMs;
+    this.nextGenerationAt = this.syncedUpTo + GENERATION_MS;
   }
 
   async resolve(slug: string): Promise<Resolution> {
@@ -78,12 +102,22 @@ export class RedirectResolver {
 
   private cached(slug: string, now: number): Entry | undefined {
     const entry = this.cache.get(slug);
-    return entry !== undefined && entry.staleAt > now ? entry : undefined;
+    return entry !== undefined && entry.generation >= this.generationAt(now) - 1 ? entry : undefined;
+  }
+
+  /** The generation at `now`: one more every GENERATION_MS. */
+  private generationAt(now: number): number {
+    if (now >= this.nextGenerationAt) {
+      const passed = Math.floor((now - this.nextGenerationAt) / GENERATION_MS) + 1;
+      this.generation += passed;
+      this.nextGenerationAt += passed * GENERATION_MS;
+    }
+    return this.generation;
   }
 
   private answer(entry: Entry, now: number): Resolution {
     if (entry.expiresAt !== null && entry.expiresAt <= now) return EXPIRED;
-    return entry.redirect ?? MISSING_LINK;
+    return entry.kind === 'redirect' ? (entry as Entry & { kind: 'redirect' }) : MISSING_LINK;
   }
 
   invalidate(slug: string): void {
@@ -116,16 +150,12 @@ export class RedirectResolver {
 
   private async load(slug: string): Promise<Entry> {
     const epoch = this.epoch;
-    const staleAt = this.now() + SAFETY_TTL_MS;
+    const generation = this.generationAt(this.now());
     const link = await this.links.bySlug(slug);
-    const entry: Entry = link
-      ? {
-          redirect: link.status === 'active' ? Object.freeze({ kind: 'redirect', target: link.target, link: linkRef(link.id, link.accountId) }) : undefined,
-          expiresAt: link.expiresAt,
-          staleAt,
-        }
+    const entry = link
+      ? new Entry(link.status === 'active' ? 'redirect' : 'missing', link.target, link.id, link.accountId, link.expiresAt, generation)
       : // Cached "no such slug": a scan of random slugs must not turn into a database query each.
-        { redirect: undefined, expiresAt: null, staleAt };
+        new Entry('missing', '', '', null, null, generation);
     if (this.caching && epoch === this.epoch) this.cache.set(slug, entry);
     return entry;
   }
