@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { decision, GcraTable, WINDOW_MS } from '../src/domain/gcra.js';
 
 const T0 = 1_000_000;
@@ -46,11 +47,33 @@ test('keys untouched for a window are forgotten, with the same answers as if the
 test('a table full of keys rotates early instead of growing', () => {
   const table = new GcraTable(100);
   for (let i = 0; i < 1000; i++) table.check(`k${i}`, T0, 1);
-  const size = (table as unknown as { current: Map<string, number>; previous: Map<string, number> });
+  const size = table as unknown as { current: Map<string, unknown>; previous: Map<string, unknown> };
   assert.ok(size.current.size + size.previous.size <= 200);
 });
 
 test('the decision of a refused request names when the next one is allowed', () => {
   const d = decision(false, 60_000, 20);
   assert.deepEqual(d, { allowed: false, limit: 20, remaining: 0, resetMs: 60_000, retryAfterMs: 3000 });
+});
+
+test('whatever the keys, times and limit, the table answers as one unbounded map of TATs would', () => {
+  const step = fc.record({ key: fc.constantFrom('a', 'b', 'c'), advanceMs: fc.oneof(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 3 * WINDOW_MS })) });
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 40 }), fc.array(step, { maxLength: 150 }), (limit, steps) => {
+      const table = new GcraTable();
+      const tats = new Map<string, number>();
+      let now = T0;
+      for (const { key, advanceMs } of steps) {
+        now += advanceMs;
+        const tat = Math.max(tats.get(key) ?? now, now);
+        const next = tat + WINDOW_MS / limit;
+        const allowed = next - now <= WINDOW_MS + 0.001;
+        if (allowed) tats.set(key, next);
+        const got = table.take(key, now, limit);
+        assert.equal(got > 0, allowed);
+        assert.equal(Math.abs(got), allowed ? next - now : tat - now || 0.001);
+      }
+    }),
+    { numRuns: 300 },
+  );
 });

@@ -44,8 +44,12 @@ export function decision(allowed: boolean, backlogMs: number, limit: number): Ra
  * keys start afresh: memory stays bounded at the cost of letting a little more through.
  */
 export class GcraTable {
-  private current = new Map<string, number>();
-  private previous = new Map<string, number>();
+  /**
+   * Each key's TAT in a box updated in place: Map.set of a new number allocated a heap number and
+   * rehashed the key on every request of the redirect path.
+   */
+  private current = new Map<string, { at: number }>();
+  private previous = new Map<string, { at: number }>();
   private rotatedAt = -Infinity;
 
   constructor(private readonly maxKeys = 500_000) {}
@@ -57,11 +61,15 @@ export class GcraTable {
    */
   take(key: string, now: number, limit: number): number {
     if (now - this.rotatedAt >= WINDOW_MS || this.current.size >= this.maxKeys) this.rotate(now);
-    const stored = this.current.get(key) ?? this.previous.get(key) ?? now;
-    const tat = stored > now ? stored : now;
+    let stored = this.current.get(key);
+    const moving = stored === undefined;
+    // A key of the older generation moves to the current one when it takes a request.
+    if (stored === undefined) stored = this.previous.get(key) ?? { at: now };
+    const tat = stored.at > now ? stored.at : now;
     const next = tat + WINDOW_MS / limit;
     if (next - now > WINDOW_MS + EPSILON_MS) return -(tat - now) || -EPSILON_MS;
-    this.current.set(key, next);
+    stored.at = next;
+    if (moving) this.current.set(key, stored);
     return next - now;
   }
 
