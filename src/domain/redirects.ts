@@ -12,7 +12,7 @@ export type Resolution =
 /**
  * A cached slug, in one object: the answer (an active link's entry is its own Resolution, built once,
  * so a cache hit allocates nothing), the link's reference for the recorder (link-table.ts: the entry
- * is its own LinkRef), the cache's mark (clock-cache.ts) and the generation it was read in. A cache
+ * is its own LinkRef), the cache's mark (clock-cache.ts) and the tick it must be re-read at. A cache
  * hit fetched four objects from memory before (the cache's wrapper, the entry, its boxed timestamp,
  * the answer), each a likely cache miss among ten thousand links: most of the redirect path's own
  * time in `perf annotate` (docs/benchmarks.md, "Sixth session").
@@ -30,7 +30,8 @@ class Entry implements LinkRef {
     readonly id: string,
     readonly accountId: string | null,
     readonly expiresAt: number | null,
-    readonly generation: number,
+    /** The resolver's tick from which on the entry is re-read, even without a change in the feed. */
+    readonly dueTick: number,
   ) {}
 }
 
@@ -40,11 +41,14 @@ const MISSING_LINK: Resolution = Object.freeze({ kind: 'missing' });
 /** Changes whose rows commit late (long transactions, clock skew between instances) are still seen. */
 const FEED_LOOKBACK_MS = 60_000;
 /**
- * Even without a change in the feed, an entry is re-read after one to two of these: a safety net, not
- * the bound. Entries note the generation they were read in, a small integer a redirect compares
- * without fetching a boxed timestamp from memory.
+ * Even without a change in the feed, an entry is re-read 10 to 15 minutes after it was read: a safety
+ * net, not the bound. Spread at random, so that the slugs read together (all of them, after a start
+ * under load) are not all re-read in the same second. Entries note when in ticks of the resolver's
+ * clock, a small integer a redirect compares without fetching a boxed timestamp from memory.
  */
-const GENERATION_MS = 300_000;
+const SAFETY_MS = 600_000;
+const SAFETY_SPREAD_MS = 300_000;
+const TICK_MS = 10_000;
 
 /**
  * Resolves slugs for the redirect path from an in-process cache (clock-cache.ts); the database is
@@ -66,14 +70,16 @@ export class RedirectResolver {
   private syncedUpTo: number;
   private nextSyncAt: number;
   private syncing: Promise<void> | undefined;
-  private generation = 0;
-  private nextGenerationAt: number;
+  private tick = 0;
+  private nextTickAt: number;
+  private readonly random: () => number;
 
   constructor(
     private readonly links: LinkStore,
     private readonly now: Clock,
-    private readonly options: { ttlMs: number; maxEntries: number; onSyncError?: (error: unknown) => void },
+    private readonly options: { ttlMs: number; maxEntries: number; onSyncError?: (error: unknown) => void; random?: () => number },
   ) {
+    this.random = options.random ?? Math.random;
     this.caching = options.ttlMs > 0;
     // The safety net is kept in the entries, on the service's clock. (lru-cache, used here before, kept
     // TTLs in arrays of maxEntries allocated through a subclass of Array, and V8 answers an Array
@@ -83,7 +89,7 @@ export class RedirectResolver {
     this.cache = new ClockCache(options.maxEntries);
     this.syncedUpTo = now();
     this.nextSyncAt = this.syncedUpTo + options.ttlMs;
-    this.nextGenerationAt = this.syncedUpTo + GENERATION_MS;
+    this.nextTickAt = this.syncedUpTo + TICK_MS;
   }
 
   async resolve(slug: string): Promise<Resolution> {
@@ -102,17 +108,17 @@ export class RedirectResolver {
 
   private cached(slug: string, now: number): Entry | undefined {
     const entry = this.cache.get(slug);
-    return entry !== undefined && entry.generation >= this.generationAt(now) - 1 ? entry : undefined;
+    return entry !== undefined && entry.dueTick > this.tickAt(now) ? entry : undefined;
   }
 
-  /** The generation at `now`: one more every GENERATION_MS. */
-  private generationAt(now: number): number {
-    if (now >= this.nextGenerationAt) {
-      const passed = Math.floor((now - this.nextGenerationAt) / GENERATION_MS) + 1;
-      this.generation += passed;
-      this.nextGenerationAt += passed * GENERATION_MS;
+  /** The resolver's clock in ticks: one more every TICK_MS. */
+  private tickAt(now: number): number {
+    if (now >= this.nextTickAt) {
+      const passed = Math.floor((now - this.nextTickAt) / TICK_MS) + 1;
+      this.tick += passed;
+      this.nextTickAt += passed * TICK_MS;
     }
-    return this.generation;
+    return this.tick;
   }
 
   private answer(entry: Entry, now: number): Resolution {
@@ -150,12 +156,12 @@ export class RedirectResolver {
 
   private async load(slug: string): Promise<Entry> {
     const epoch = this.epoch;
-    const generation = this.generationAt(this.now());
+    const dueTick = this.tickAt(this.now()) + Math.round((SAFETY_MS + this.random() * SAFETY_SPREAD_MS) / TICK_MS);
     const link = await this.links.bySlug(slug);
     const entry = link
-      ? new Entry(link.status === 'active' ? 'redirect' : 'missing', link.target, link.id, link.accountId, link.expiresAt, generation)
+      ? new Entry(link.status === 'active' ? 'redirect' : 'missing', link.target, link.id, link.accountId, link.expiresAt, dueTick)
       : // Cached "no such slug": a scan of random slugs must not turn into a database query each.
-        new Entry('missing', '', '', null, null, generation);
+        new Entry('missing', '', '', null, null, dueTick);
     if (this.caching && epoch === this.epoch) this.cache.set(slug, entry);
     return entry;
   }
