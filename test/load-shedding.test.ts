@@ -114,3 +114,22 @@ eachDatabase('pressure measurement', (kind) => {
     }
   });
 });
+
+test('a slow start does not make a new instance shed: the event loop is judged from when it listens', async () => {
+  const database = await freshDatabase('sqlite');
+  const app = Fastify();
+  const probe = watchPressure(app, database);
+  try {
+    // The delay monitor's first samples, start-up work that holds the loop, then a turn of the loop
+    // for the overdue sample (without the reset at listen it reads about 300 ms).
+    await sleep(50);
+    const until = Date.now() + 1500;
+    while (Date.now() < until);
+    await sleep(20);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    assert.ok(probe().eventLoopDelayMs < 200, `event-loop delay read right after listen: ${probe().eventLoopDelayMs} ms`);
+  } finally {
+    await app.close();
+    await database.drop().catch(() => {});
+  }
+});

@@ -47,6 +47,13 @@ export function watchPressure(app: FastifyInstance, database: Database): Pressur
     ).finally(() => (pingStarted = undefined));
   }, SAMPLE_INTERVAL_MS);
   timer.unref();
+  // What the loop did before the server listened was its own start (loading modules, building the
+  // app, the HTTP warm-up), not load: a slow start must not make a new instance refuse its first
+  // second of traffic (seen in CI: two servers started at once, one shed every API request).
+  app.addHook('onListen', async () => {
+    histogram.reset();
+    reading.eventLoopDelayMs = 0;
+  });
   app.addHook('onClose', async () => {
     clearInterval(timer);
     histogram.disable();
