@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { test } from 'node:test';
 import { DayVisits } from '../src/domain/analytics/day-visits.js';
 import type { VisitClass } from '../src/domain/analytics/ports.js';
-import { bucketOf, decodeBatch, encodeDay } from '../src/store/journal.js';
+import { bucketOf, DayEncoder, decodeBatch, encodeDay } from '../src/store/journal.js';
 
 const mobile: VisitClass = { device: 'mobile', browser: 'Mobile Safari', bot: false };
 const crawler: VisitClass = { device: 'bot', browser: 'other', bot: true };
@@ -65,4 +65,15 @@ test('batches stay exact as their shared link table grows between flushes, also 
     }
     assert.deepEqual(seen.sort(), [...ids].sort());
   }
+});
+
+test('a day encoded in slices (counted, then placed, a slice at a time) gives the same batches as in one go', () => {
+  const links = Array.from({ length: 90 }, () => crypto.randomUUID());
+  const day = new DayVisits('2026-11-21', 0, 16);
+  for (let i = 0; i < 1000; i++) day.add(links[(i * 7) % links.length]!, null, i % 2 ? 'q' : 's', ['DE', 'US'][i % 2]!, i % 3 ? mobile : crawler, `r${i % 5}.example`);
+  const keep = Uint8Array.from({ length: day.count }, (_, i) => (i % 4 === 3 ? 0 : 1));
+  const encoder = new DayEncoder(day, keep);
+  for (let from = 0; from < day.count; from += 97) encoder.add(from, Math.min(day.count, from + 97));
+  for (let from = 0; from < day.count; from += 61) encoder.place(from, Math.min(day.count, from + 61));
+  assert.deepEqual(new Map(encoder.batches()), encodeDay(day, keep));
 });

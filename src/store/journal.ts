@@ -85,15 +85,18 @@ function notesOf(table: LinkTable): TableNotes {
 }
 
 /**
- * encodeDay a slice of visits at a time (add), for callers on the event loop or a paced thread: a
- * busy second holds tens of thousands of visits. `add` counts the visits per bucket; `batches` copies
- * their words into bucket order in one sequential pass, then writes one bucket's batch at a time, its
- * visits in their order of arrival, with the indexes mapped through typed arrays in place (a Map per
- * batch and table cost three hash lookups a visit). The links' buckets are noted once per link table.
+ * encodeDay a slice of visits at a time, for callers on the event loop or a paced thread: a busy
+ * second holds tens of thousands of visits. `add` counts the visits per bucket; `place`, once all are
+ * counted, copies their words into bucket order (a stable counting sort, one sequential pass);
+ * `batches` writes one bucket's batch at a time, its visits in their order of arrival, with the
+ * indexes mapped through typed arrays in place (a Map per batch and table cost three hash lookups a
+ * visit). The links' buckets are noted once per link table.
  */
 export class DayEncoder {
   private readonly notes: TableNotes;
   private readonly counts = new Int32Array(BUCKETS);
+  /** Set by the first `place`: where each bucket's words start, where its next visit goes, and the words. */
+  private placed: { starts: Int32Array; next: Int32Array; words: Uint32Array } | undefined;
 
   constructor(
     private readonly day: DayVisits,
@@ -102,7 +105,7 @@ export class DayEncoder {
     this.notes = notesOf(day.table);
   }
 
-  /** Visits [from, to) of the day. */
+  /** Visits [from, to) of the day, counted. */
   add(from: number, to: number): void {
     const { day, keep, counts } = this;
     const buckets = this.notes.buckets;
@@ -111,16 +114,12 @@ export class DayEncoder {
     }
   }
 
-  /** Each non-empty bucket's batch in bucket order, encoded as it is asked for (a caller may pace between). */
-  *batches(): Generator<[bucket: number, data: Buffer]> {
-    const { day, keep, counts } = this;
-    const { buckets, plain } = this.notes;
-    // The kept visits' words in bucket order, each bucket's in arrival order (a stable counting sort).
-    const starts = new Int32Array(BUCKETS + 1);
-    for (let b = 0; b < BUCKETS; b++) starts[b + 1] = starts[b]! + counts[b]!;
-    const words = new Uint32Array(WORDS_PER_VISIT * starts[BUCKETS]!);
-    const next = starts.slice(0, BUCKETS);
-    for (let i = 0; i < day.count; i++) {
+  /** Visits [from, to) of the day, copied into bucket order; every visit must have been added first. */
+  place(from: number, to: number): void {
+    const { day, keep } = this;
+    const buckets = this.notes.buckets;
+    const { next, words } = (this.placed ??= this.layout());
+    for (let i = from; i < to; i++) {
       if (keep !== null && keep[i] === 0) continue;
       const l = day.link(i);
       const at = WORDS_PER_VISIT * next[buckets[l]!]!++;
@@ -128,6 +127,22 @@ export class DayEncoder {
       words[at + 1] = day.referrer(i);
       words[at + 2] = day.packed(i);
     }
+  }
+
+  private layout(): { starts: Int32Array; next: Int32Array; words: Uint32Array } {
+    const starts = new Int32Array(BUCKETS + 1);
+    for (let b = 0; b < BUCKETS; b++) starts[b + 1] = starts[b]! + this.counts[b]!;
+    return { starts, next: starts.slice(0, BUCKETS), words: new Uint32Array(WORDS_PER_VISIT * starts[BUCKETS]!) };
+  }
+
+  /**
+   * Each non-empty bucket's batch in bucket order, encoded as it is asked for (a caller may pace
+   * between); every visit must have been placed first.
+   */
+  *batches(): Generator<[bucket: number, data: Buffer]> {
+    const { day, counts } = this;
+    const { plain } = this.notes;
+    const { starts, words } = (this.placed ??= this.layout());
     // Per link of the day's table: its index in its batch + 1, or 0 before its batch first met it.
     const linkSlot = new Int32Array(day.links.length);
     const referrers = new Index(day.referrers.length);
@@ -183,6 +198,7 @@ function encodeBatch(day: DayVisits, links: string[], plain: boolean, referrers:
 export function encodeDay(day: DayVisits, keep: Uint8Array | null): Map<number, Buffer> {
   const encoder = new DayEncoder(day, keep);
   encoder.add(0, day.count);
+  encoder.place(0, day.count);
   return new Map(encoder.batches());
 }
 
