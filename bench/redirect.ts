@@ -33,8 +33,8 @@ const EXACT_REQUESTS = Number(process.env.BENCH_EXACT_REQUESTS ?? 300_000);
  * BENCH_PAIRED_RUNS runs of BENCH_PAIRED_SECONDS. Each server is its own session, so the kernel's
  * autogroups share the core between the two processes equally, whatever their threads; both are
  * busy all the time, so each one's requests/s is what it does with the same half of the same core
- * in the same seconds. Their ratio is immune to the drift that interleaved rounds can only average
- * out (docs/benchmarks.md, "Sixth session").
+ * in the same seconds, and the machine's drift, which interleaved rounds can only average out, hits
+ * both alike (docs/benchmarks.md, "Sixth session", on how far runs agree).
  */
 const PAIRED_RUNS = Number(process.env.BENCH_PAIRED_RUNS ?? 3);
 const PAIRED_SECONDS = Number(process.env.BENCH_PAIRED_SECONDS ?? 10);
@@ -85,9 +85,9 @@ const median = (rounds: Figures[]): Figures => ({
   cpuUs: middle(rounds.map((r) => r.cpuUs!)),
 });
 
-function measure(pid: number, run: () => Figures): Figures {
+async function measure(pid: number, run: () => Promise<Figures>): Promise<Figures> {
   const before = cpuMs(pid);
-  const figures = run();
+  const figures = await run();
   return { ...figures, cpuUs: ((cpuMs(pid) - before) * 1000) / figures.requests };
 }
 
@@ -153,14 +153,8 @@ function autocannonFigures(out: string) {
   return { ...result, rps: result.rps, p50: result.p50, p99: result.p99, requests: result.requests } as Figures & { redirects: number; errors: number };
 }
 
-function load(base: string, slugFile: string, seconds: number): Figures {
-  if (!hasWrk) return autocannon(base, slugFile, 'duration', seconds);
-  const args = wrkArgs(base, seconds);
-  return wrkFigures(spawnSync(args[0]!, args.slice(1), { env: { ...process.env, SLUGS_FILE: slugFile }, encoding: 'utf8' }).stdout);
-}
-
-/** load(), in the background: two of these run at once in the side-by-side runs. */
-function loadInBackground(base: string, slugFile: string, seconds: number): Promise<Figures> {
+/** `seconds` of load on one server; two of these run at once in the side-by-side runs. */
+function load(base: string, slugFile: string, seconds: number): Promise<Figures> {
   const args = hasWrk ? wrkArgs(base, seconds) : autocannonArgs(base, slugFile, 'duration', seconds);
   const child = spawn(args[0]!, args.slice(1), { env: { ...process.env, SLUGS_FILE: slugFile }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
@@ -185,7 +179,7 @@ async function sideBySide(pair: [Server, Server], slugFile: string): Promise<Pai
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const before = pair.map((s) => cpuMs(s.child.pid!));
   const started = Date.now();
-  const figures = (await Promise.all(pair.map((s) => loadInBackground(s.url, slugFile, PAIRED_SECONDS)))) as [Figures, Figures];
+  const figures = (await Promise.all(pair.map((s) => load(s.url, slugFile, PAIRED_SECONDS)))) as [Figures, Figures];
   const wall = Date.now() - started;
   const used = pair.map((s, i) => cpuMs(s.child.pid!) - before[i]!);
   for (const server of pair) server.child.kill('SIGSTOP');
@@ -228,7 +222,7 @@ async function main(): Promise<void> {
   ];
   for (const server of servers) {
     await waitUntilUp(server.url + server.up);
-    server.warm = load(server.url, slugFile, 5);
+    server.warm = await load(server.url, slugFile, 5);
     server.child.kill('SIGSTOP');
   }
   for (let round = 0; round < ROUNDS; round++) {
@@ -237,7 +231,7 @@ async function main(): Promise<void> {
       // The service's load-shedding probe saw the freeze as one long event-loop delay: let its next
       // one-second sample replace that reading before the load starts, or it sheds the first second.
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      server.rounds.push(measure(server.child.pid!, () => load(server.url, slugFile, SLICE)));
+      server.rounds.push(await measure(server.child.pid!, () => load(server.url, slugFile, SLICE)));
       server.child.kill('SIGSTOP');
     }
   }
