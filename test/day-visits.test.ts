@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
 import { DayVisits, MAX_COUNTRIES } from '../src/domain/analytics/day-visits.js';
-import { LinkTable, linkRef } from '../src/domain/analytics/link-table.js';
+import { LinkTable, type LinkRef } from '../src/domain/analytics/link-table.js';
 import type { Source, VisitClass } from '../src/domain/analytics/ports.js';
+
+/** A link reference as the redirect path hands one over before any table took it. */
+const linkRef = (id: string, accountId: string | null): LinkRef => ({ id, accountId, table: 0, index: -1 });
 
 type Visit = [link: string, account: string | null, source: Source, country: string, visitor: VisitClass, referrer: string];
 

@@ -18,9 +18,10 @@ export interface LinkTableSlice {
 }
 
 /**
- * A link as the redirect path hands it to the recorder: made once per cached link (redirects.ts), it
- * remembers its index in the last link table that took it, so a visit finds it without a lookup (the
- * lookup by id was 2.7% of the CPU under the redirect benchmark's load).
+ * A link as the redirect path hands it to the recorder: the cached slug itself (redirects.ts), it
+ * remembers its index in the last link table that took it (table 0 and index -1 before any did), so a
+ * visit finds it without a lookup (the lookup by id was 2.7% of the CPU under the redirect benchmark's
+ * load).
  */
 export interface LinkRef {
   readonly id: string;
@@ -29,8 +30,6 @@ export interface LinkRef {
   table: number;
   index: number;
 }
-
-export const linkRef = (id: string, accountId: string | null): LinkRef => ({ id, accountId, table: 0, index: -1 });
 
 /**
  * The distinct links of a recorder's day buffers and each one's account, by index, shared by every
