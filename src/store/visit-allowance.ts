@@ -16,16 +16,20 @@ export class PackRaceError extends Error {}
 const capped = (column: string, n: number, limit: number) =>
   sql<number>`case when ${sql.ref(column)} >= ${limit} then ${sql.ref(column)} when ${sql.ref(column)} + ${n} > ${limit} then ${limit} else ${sql.ref(column)} + ${n} end`;
 
-/** Creates the day's row if needed and locks it for the rest of the transaction. */
+/**
+ * Locks the day's row for the rest of the transaction, creating it first on the day's first flush: an
+ * update that finds the row (every other flush) both locks it and spares the insert.
+ */
 export async function lockDay(tx: Tx, day: string): Promise<void> {
+  const touch = () => tx.updateTable('visit_days').set({ recorded: sql<number>`recorded` }).where('day', '=', day).executeTakeFirst();
+  if (Number((await touch()).numUpdatedRows) > 0) return;
   await tx.insertInto('visit_days').values({ day, recorded: 0, last_grant: 0 }).onConflict((oc) => oc.column('day').doNothing()).execute();
-  await tx.updateTable('visit_days').set({ recorded: sql<number>`recorded` }).where('day', '=', day).execute();
+  await touch();
 }
 
-/** Takes up to n visits from the service-wide ceiling of one UTC day; returns how many. */
+/** Takes up to n visits from the service-wide ceiling of one UTC day (locked by lockDay); returns how many. */
 export async function grantDay(tx: Tx, day: string, n: number, limit: number): Promise<number> {
   if (n <= 0) return 0;
-  await tx.insertInto('visit_days').values({ day, recorded: 0, last_grant: 0 }).onConflict((oc) => oc.column('day').doNothing()).execute();
   const row = await tx
     .updateTable('visit_days')
     .set({ recorded: capped('recorded', n, limit), last_grant: sql<number>`${capped('recorded', n, limit)} - recorded` })
@@ -40,32 +44,45 @@ export async function returnDay(tx: Tx, day: string, n: number): Promise<void> {
   if (n > 0) await tx.updateTable('visit_days').set({ recorded: sql<number>`recorded - ${n}` }).where('day', '=', day).execute();
 }
 
-/** Up to n visits from the account's free visits of the month, then from its active packs, oldest first. */
+/**
+ * Up to n visits from the account's free visits of the month, then from its active packs, oldest first.
+ * One statement in the usual flush (the month's row exists, the free visits suffice): what it takes
+ * from the free visits is counted as recorded by the same statement.
+ */
 export async function grantAccount(tx: Tx, dialect: Dialect, accountId: string, month: string, n: number, free: number): Promise<number> {
   if (n <= 0) return 0;
-  await tx
-    .insertInto('visit_months')
-    .values({ account_id: accountId, month, recorded: 0, free_used: 0, last_grant: 0 })
-    .onConflict((oc) => oc.columns(['account_id', 'month']).doNothing())
-    .execute();
-  const row = await tx
-    .updateTable('visit_months')
-    .set({ free_used: capped('free_used', n, free), last_grant: sql<number>`${capped('free_used', n, free)} - free_used` })
-    .where('account_id', '=', accountId)
-    .where('month', '=', month)
-    .returning('last_grant')
-    .executeTakeFirstOrThrow();
-  let granted = Number(row.last_grant);
-  if (granted < n) granted += await grantPacks(tx, dialect, accountId, n - granted);
-  if (granted > 0) {
+  const takeFree = () =>
+    tx
+      .updateTable('visit_months')
+      .set({
+        free_used: capped('free_used', n, free),
+        last_grant: sql<number>`${capped('free_used', n, free)} - free_used`,
+        recorded: sql<number>`recorded + ${capped('free_used', n, free)} - free_used`,
+      })
+      .where('account_id', '=', accountId)
+      .where('month', '=', month)
+      .returning('last_grant');
+  let row = await takeFree().executeTakeFirst();
+  if (row === undefined) {
+    await tx
+      .insertInto('visit_months')
+      .values({ account_id: accountId, month, recorded: 0, free_used: 0, last_grant: 0 })
+      .onConflict((oc) => oc.columns(['account_id', 'month']).doNothing())
+      .execute();
+    row = await takeFree().executeTakeFirstOrThrow();
+  }
+  const fromFree = Number(row.last_grant);
+  if (fromFree === n) return n;
+  const fromPacks = await grantPacks(tx, dialect, accountId, n - fromFree);
+  if (fromPacks > 0) {
     await tx
       .updateTable('visit_months')
-      .set({ recorded: sql<number>`recorded + ${granted}` })
+      .set({ recorded: sql<number>`recorded + ${fromPacks}` })
       .where('account_id', '=', accountId)
       .where('month', '=', month)
       .execute();
   }
-  return granted;
+  return fromFree + fromPacks;
 }
 
 async function grantPacks(tx: Tx, dialect: Dialect, accountId: string, n: number): Promise<number> {
