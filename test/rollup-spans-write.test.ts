@@ -8,6 +8,7 @@ import { openDatabase } from '../src/store/database.js';
 import { migrateToLatest, migrationProvider } from '../src/store/migrations.js';
 import { DayVisits } from '../src/domain/analytics/day-visits.js';
 import { bucketOf, encodeDay } from '../src/store/journal.js';
+import { linkIds, linkNumbers, numbersOf } from '../src/store/link-numbers.js';
 import { rollUp } from '../src/store/rollup.js';
 import { countRows, parseCounts } from '../src/store/rollup-counts.js';
 import { dayNumber, spanStart, SPANS_MARKER, SPANS_THROUGH, type SpanTables } from '../src/store/rollup-spans.js';
@@ -91,6 +92,37 @@ eachDatabase('span rollups kept by the roll-up', (kind) => {
   });
 });
 
+eachDatabase('journal link numbers', (kind) => {
+  let h: Harness;
+  before(async () => {
+    h = await Harness.start(kind);
+  });
+  after(async () => h.close());
+
+  test('a link has one number, whichever table, thread or instance asks, also when they ask at once', async () => {
+    const db = analyticsDb(h.database.db);
+    const ids = Array.from({ length: 1200 }, () => crypto.randomUUID());
+    // Overlapping asks at once, as two instances flushing the same new links would (chunks of 500 each).
+    const asked = await Promise.all([numbersOf(db, ids.slice(0, 900)), numbersOf(db, ids.slice(300)), numbersOf(db, ids)]);
+    const nums = asked[2];
+    assert.equal(new Set(nums.values()).size, ids.length, 'distinct links, distinct numbers');
+    for (const found of asked) for (const [id, num] of found) assert.equal(num, nums.get(id));
+    // A link table asks only for links it has not numbered; a growing table keeps its numbers.
+    const first = new DayVisits('2026-11-21', 0);
+    for (const id of ids.slice(0, 10)) first.add(id, null, 's', 'DE', { device: 'mobile', browser: 'Safari', bot: false }, 'direct');
+    assert.deepEqual([...(await linkNumbers(db, first.table)).subarray(0, 10)], ids.slice(0, 10).map((id) => nums.get(id)));
+    const second = new DayVisits('2026-11-21', 0, 16, first.table);
+    const fresh = crypto.randomUUID();
+    second.add(fresh, null, 'q', 'US', { device: 'bot', browser: 'other', bot: true }, 'direct');
+    const grown = await linkNumbers(db, second.table);
+    assert.deepEqual([...grown.subarray(0, 10)], ids.slice(0, 10).map((id) => nums.get(id)));
+    assert.equal(grown[10], (await numbersOf(db, [fresh])).get(fresh));
+    // And back: every number to its link; a number no link has is an error, not a guess.
+    assert.deepEqual(await linkIds(db, [grown[10]!, nums.get(ids[0]!)!]), new Map([[grown[10]!, fresh], [nums.get(ids[0]!)!, ids[0]!]]));
+    await assert.rejects(linkIds(db, [Math.max(...nums.values()) + 1000]), /names no link/);
+  });
+});
+
 eachDatabase('roll-up passes', (kind) => {
   let h: Harness;
   before(async () => {
@@ -107,7 +139,7 @@ eachDatabase('roll-up passes', (kind) => {
     const flushed = new DayVisits(day, h.clock.now());
     flushed.add(link.id, null, 's', 'DE', mobile, 'a.example');
     flushed.add(link.id, null, 'q', 'FR', mobile, 'direct');
-    const [bucket, data] = [...encodeDay(flushed, null)][0]!;
+    const [bucket, data] = [...encodeDay(flushed, null, await linkNumbers(db, flushed.table))][0]!;
     assert.equal(bucket, bucketOf(link.id));
     const rows = Array.from({ length: 250 }, () => ({ id: crypto.randomUUID(), bucket, created_at: h.clock.now(), entries: '', data }));
     for (let i = 0; i < rows.length; i += 50) await db.insertInto('visit_journal').values(rows.slice(i, i + 50)).execute();

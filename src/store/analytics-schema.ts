@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
 // Tables of migration 0003 (analytics) and later, kept apart from the shared schema file.
@@ -60,6 +60,12 @@ export interface LinkVisitDeltaTable {
   n: number;
 }
 
+/** The journal's number for a link (migration 0010, link-numbers.ts). */
+export interface LinkNumberTable {
+  num: Generated<number>;
+  link_id: string;
+}
+
 export interface AnalyticsStateTable {
   name: string;
   value: number;
@@ -75,6 +81,7 @@ export type AnalyticsTables = {
   recorder_instances: RecorderInstanceTable;
   analytics_state: AnalyticsStateTable;
   link_visit_deltas: LinkVisitDeltaTable;
+  link_numbers: LinkNumberTable;
 };
 
 export type AnalyticsDB = DB & AnalyticsTables;

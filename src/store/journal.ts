@@ -5,12 +5,17 @@ import { visitWord, wordClass, wordCountry, wordSource } from '../domain/analyti
 
 /**
  * The journal: what a flush makes durable, folded into the rollups later (rollup.ts). A batch holds one
- * UTC day's visits of one bucket of links, in binary: a JSON header naming the links, referrers, visitor
- * classes and countries it uses, then three little-endian 32-bit words per visit (link index, referrer
- * index, class << 16 | country << 1 | source), the layout of the day's buffer (day-visits.ts) with
- * the indexes mapped to the batch's tables: a few lookups by number per visit, no object per visit.
+ * UTC day's visits of one bucket of links, in binary: the length of a JSON header, the header (the
+ * referrers, visitor classes and countries the batch uses, and how many links), padded to four bytes;
+ * the links' journal numbers (link-numbers.ts), one little-endian 32-bit word each; then three such
+ * words per visit (link index, referrer index, class << 16 | country << 1 | source), the layout of the
+ * day's buffer (day-visits.ts) with the indexes mapped to the batch's tables: a few lookups by number
+ * per visit, no object per visit.
+ *
+ * Version 1 (until migration 0010) named the links by id in the header; such batches are still read.
  */
-const VERSION = 1;
+const VERSION = 2;
+const NAMED_LINKS = 1;
 const WORDS_PER_VISIT = 3;
 const LITTLE_ENDIAN = os.endianness() === 'LE';
 
@@ -52,33 +57,26 @@ class Index {
   }
 }
 
-/** What the journal keeps per link of a link table: its bucket, and whether its id needs no JSON escaping. */
+/** What the journal keeps per link of a link table: its bucket. */
 interface TableNotes {
   buckets: Uint8Array;
   /** Entries noted so far (tables only grow). */
   size: number;
-  /** Every id noted is plain: no character JSON would escape. */
-  plain: boolean;
 }
 
 /** Per link table (link-table.ts): its links' buckets, worked out once per link rather than once per flush. */
 const notes = new WeakMap<LinkTable, TableNotes>();
-const PLAIN_ID = /^[0-9A-Za-z-]*$/;
 
 function notesOf(table: LinkTable): TableNotes {
   let n = notes.get(table);
-  if (n === undefined) notes.set(table, (n = { buckets: new Uint8Array(Math.max(1024, table.size)), size: 0, plain: true }));
+  if (n === undefined) notes.set(table, (n = { buckets: new Uint8Array(Math.max(1024, table.size)), size: 0 }));
   if (n.size < table.size) {
     if (n.buckets.length < table.size) {
       const grown = new Uint8Array(Math.max(table.size, 2 * n.buckets.length));
       grown.set(n.buckets.subarray(0, n.size));
       n.buckets = grown;
     }
-    for (let l = n.size; l < table.size; l++) {
-      const id = table.links[l]!;
-      n.buckets[l] = bucketOf(id);
-      if (n.plain && !PLAIN_ID.test(id)) n.plain = false;
-    }
+    for (let l = n.size; l < table.size; l++) n.buckets[l] = bucketOf(table.links[l]!);
     n.size = table.size;
   }
   return n;
@@ -90,7 +88,8 @@ function notesOf(table: LinkTable): TableNotes {
  * counted, copies their words into bucket order (a stable counting sort, one sequential pass);
  * `batches` writes one bucket's batch at a time, its visits in their order of arrival, with the
  * indexes mapped through typed arrays in place (a Map per batch and table cost three hash lookups a
- * visit). The links' buckets are noted once per link table.
+ * visit). The links' buckets are noted once per link table; their numbers (`nums`, by the table's
+ * index: linkNumbers in link-numbers.ts) are written as they are.
  */
 export class DayEncoder {
   private readonly notes: TableNotes;
@@ -101,6 +100,7 @@ export class DayEncoder {
   constructor(
     private readonly day: DayVisits,
     private readonly keep: Uint8Array | null,
+    private readonly nums: Uint32Array,
   ) {
     this.notes = notesOf(day.table);
   }
@@ -140,8 +140,7 @@ export class DayEncoder {
    * between); every visit must have been placed first.
    */
   *batches(): Generator<[bucket: number, data: Buffer]> {
-    const { day, counts } = this;
-    const { plain } = this.notes;
+    const { day, counts, nums } = this;
     const { starts, words } = (this.placed ??= this.layout());
     // Per link of the day's table: its index in its batch + 1, or 0 before its batch first met it.
     const linkSlot = new Int32Array(day.links.length);
@@ -153,50 +152,53 @@ export class DayEncoder {
       referrers.next(b);
       classes.next(b);
       countries.next(b);
-      const links: string[] = [];
+      const links: number[] = [];
       const from = WORDS_PER_VISIT * starts[b]!;
       const to = WORDS_PER_VISIT * starts[b + 1]!;
       for (let at = from; at < to; at += WORDS_PER_VISIT) {
         const l = words[at]!;
         let slot = linkSlot[l]!;
-        if (slot === 0) linkSlot[l] = slot = links.push(day.links[l]!);
+        if (slot === 0) linkSlot[l] = slot = links.push(nums[l]!);
         const packed = words[at + 2]!;
         words[at] = slot - 1;
         words[at + 1] = referrers.of(words[at + 1]!);
         words[at + 2] = visitWord(classes.of(wordClass(packed)), countries.of(wordCountry(packed)), wordSource(packed));
       }
-      yield [b, encodeBatch(day, links, plain, referrers.used, classes.used, countries.used, words.subarray(from, to))];
+      yield [b, encodeBatch(day, links, referrers.used, classes.used, countries.used, words.subarray(from, to))];
     }
   }
 }
 
-/**
- * A batch in the journal's binary form (see the top of this file). The header is what JSON.stringify
- * makes of it, but plain link ids (UUIDs: every id the service makes) are joined into it rather than
- * serialised one by one: they are most of its bytes.
- */
-function encodeBatch(day: DayVisits, links: string[], plain: boolean, referrers: number[], classes: number[], countries: number[], words: Uint32Array): Buffer {
-  const linksJson = plain ? `["${links.join('","')}"]` : JSON.stringify(links);
-  const tables = JSON.stringify({
-    referrers: referrers.map((r) => day.referrers[r]),
-    classes: classes.map((c) => day.classes[c]!).map((c) => [c.device, c.browser, c.bot ? 1 : 0]),
-    countries: countries.map((k) => day.countries[k]),
-  });
-  const header = Buffer.from(`{"v":${VERSION},"day":${JSON.stringify(day.day)},"links":${linksJson},${tables.slice(1)}`);
-  // The words start on a 4-byte boundary after the header's length and the header (padded with spaces).
-  const start = 4 + header.length + ((4 - (header.length % 4)) % 4);
-  const out = Buffer.alloc(start + words.length * 4, 0x20);
+/** A batch in the journal's binary form (see the top of this file). */
+function encodeBatch(day: DayVisits, links: number[], referrers: number[], classes: number[], countries: number[], words: Uint32Array): Buffer {
+  const header = Buffer.from(
+    JSON.stringify({
+      v: VERSION,
+      day: day.day,
+      links: links.length,
+      referrers: referrers.map((r) => day.referrers[r]),
+      classes: classes.map((c) => day.classes[c]!).map((c) => [c.device, c.browser, c.bot ? 1 : 0]),
+      countries: countries.map((k) => day.countries[k]),
+    }),
+  );
+  const start = wordsStart(header.length);
+  const out = Buffer.alloc(start + (links.length + words.length) * 4, 0x20);
   out.writeUInt32LE(header.length, 0);
   header.copy(out, 4);
+  for (let l = 0, at = start; l < links.length; l++, at += 4) out.writeUInt32LE(links[l]!, at);
+  const visitsAt = start + links.length * 4;
   // The words are little-endian: on such a machine (every one the service runs on) one copy.
-  if (LITTLE_ENDIAN) out.set(new Uint8Array(words.buffer, words.byteOffset, words.byteLength), start);
-  else for (let w = 0, at = start; w < words.length; w++, at += 4) out.writeUInt32LE(words[w]!, at);
+  if (LITTLE_ENDIAN) out.set(new Uint8Array(words.buffer, words.byteOffset, words.byteLength), visitsAt);
+  else for (let w = 0, at = visitsAt; w < words.length; w++, at += 4) out.writeUInt32LE(words[w]!, at);
   return out;
 }
 
-/** The kept visits of one day (keep: null means all), encoded per bucket. */
-export function encodeDay(day: DayVisits, keep: Uint8Array | null): Map<number, Buffer> {
-  const encoder = new DayEncoder(day, keep);
+/** The words start on a 4-byte boundary after the header's length and the header (padded with spaces). */
+const wordsStart = (headerLength: number): number => 4 + headerLength + ((4 - (headerLength % 4)) % 4);
+
+/** The kept visits of one day (keep: null means all), encoded per bucket; `nums` as for DayEncoder. */
+export function encodeDay(day: DayVisits, keep: Uint8Array | null, nums: Uint32Array): Map<number, Buffer> {
+  const encoder = new DayEncoder(day, keep, nums);
   encoder.add(0, day.count);
   encoder.place(0, day.count);
   return new Map(encoder.batches());
@@ -205,7 +207,8 @@ export function encodeDay(day: DayVisits, keep: Uint8Array | null): Map<number, 
 /** A decoded batch: the tables, and the words read in place. */
 export interface JournalBatch {
   day: string;
-  links: string[];
+  /** The links by journal number (link-numbers.ts); by id in a version 1 batch (`ids`). */
+  links: { nums: number[] } | { ids: string[] };
   referrers: string[];
   classes: VisitClass[];
   countries: string[];
@@ -220,21 +223,31 @@ export function decodeBatch(data: Uint8Array): JournalBatch {
   const header = JSON.parse(Buffer.from(data.buffer, data.byteOffset + 4, length).toString('utf8')) as {
     v: number;
     day: string;
-    links: string[];
+    links: number | string[];
     referrers: string[];
     classes: [DeviceClass, string, 0 | 1][];
     countries: string[];
   };
-  if (header.v !== VERSION) throw new Error(`journal batch version ${header.v} is not known to this version`);
-  const start = 4 + length + ((4 - (length % 4)) % 4);
+  let start = wordsStart(length);
+  let links: JournalBatch['links'];
+  if (header.v === VERSION && typeof header.links === 'number') {
+    const nums: number[] = [];
+    for (let l = 0; l < header.links; l++, start += 4) nums.push(view.getUint32(start, true));
+    links = { nums };
+  } else if (header.v === NAMED_LINKS && Array.isArray(header.links)) {
+    links = { ids: header.links };
+  } else {
+    throw new Error(`journal batch version ${header.v} is not known to this version`);
+  }
+  const visitsAt = start;
   return {
     day: header.day,
-    links: header.links,
+    links,
     referrers: header.referrers,
     classes: header.classes.map(([device, browser, bot]) => ({ device, browser, bot: bot === 1 })),
     countries: header.countries,
-    visits: (data.byteLength - start) / (4 * WORDS_PER_VISIT),
-    word: (i, w) => view.getUint32(start + 4 * (i * WORDS_PER_VISIT + w), true),
+    visits: (data.byteLength - visitsAt) / (4 * WORDS_PER_VISIT),
+    word: (i, w) => view.getUint32(visitsAt + 4 * (i * WORDS_PER_VISIT + w), true),
   };
 }
 

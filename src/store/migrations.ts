@@ -8,6 +8,7 @@ import * as rollupSpans from './migrations/0006-rollup-spans.js';
 import * as rollupsByDay from './migrations/0007-rollups-by-day.js';
 import * as rollupRows from './migrations/0008-rollup-rows.js';
 import * as linkVisitDeltas from './migrations/0009-link-visit-deltas.js';
+import * as linkNumbers from './migrations/0010-link-numbers.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0007_rollups_by_day': rollupsByDay,
   '0008_rollup_rows': rollupRows,
   '0009_link_visit_deltas': linkVisitDeltas,
+  '0010_link_numbers': linkNumbers,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -5,6 +5,7 @@ import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
 import { decodeBatch, decodeLegacy, type JournalBatch, type LegacyCount } from './journal.js';
 import { jsonRows, type Column } from './json-rows.js';
+import { linkIds } from './link-numbers.js';
 import { addCounts, parseCounts, sourceVisits, valueMap, type Counts } from './rollup-counts.js';
 import { dayName, dayNumber, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, spanStart } from './rollup-spans.js';
 import { utcDay } from '../domain/time.js';
@@ -64,9 +65,12 @@ async function pass(tx: Transaction<AnalyticsDB>, dialect: Dialect, bucket: numb
   const journals = await tx.selectFrom('visit_journal').select(['id', 'entries', 'data']).where('bucket', '=', bucket).limit(JOURNALS_PER_PASS).execute();
   if (journals.length === 0) return { visits: 0, more: false };
   const sums = new RollupSums();
-  for (const journal of journals) {
-    if (journal.data) sums.addBatch(decodeBatch(journal.data));
-    else sums.addCounts(decodeLegacy(journal.entries));
+  const batches = journals.map((journal) => (journal.data ? decodeBatch(journal.data) : journal.entries));
+  // The pass's link numbers, looked up at once (a bucket's few hundred links, in every batch of the pass).
+  const ids = await linkIds(tx, batches.flatMap((b) => (typeof b !== 'string' && 'nums' in b.links ? b.links.nums : [])));
+  for (const batch of batches) {
+    if (typeof batch === 'string') sums.addCounts(decodeLegacy(batch));
+    else sums.addBatch(batch, 'ids' in batch.links ? batch.links.ids : batch.links.nums.map((num) => ids.get(num)!));
     // A bucket's two minutes of a busy instance is tens of thousands of visits: summed in slices.
     await pace();
   }
@@ -98,7 +102,8 @@ class RollupSums {
   /** Link, then day, then its tally. */
   private readonly byLink = new Map<string, Map<string, Tally>>();
 
-  addBatch(b: JournalBatch): void {
+  /** A batch whose links are `links` (its ids, or its numbers' ids: linkIds in link-numbers.ts). */
+  addBatch(b: JournalBatch, links: string[]): void {
     const countries = b.countries.map((c) => this.id(COUNTRY, c));
     const referrers = b.referrers.map((r) => this.id(REFERRER, r));
     const devices = b.classes.map((c) => this.id(DEVICE, c.device));
@@ -106,12 +111,12 @@ class RollupSums {
     const bots = b.classes.map((c) => this.id(BOT, c.bot ? 'yes' : 'no'));
     const sources = [this.id(SOURCE, 's'), this.id(SOURCE, 'q')];
     const tallies: (Tally | undefined)[] = [];
-    const visitsOf = new Array<number>(b.links.length).fill(0);
+    const visitsOf = new Array<number>(links.length).fill(0);
     for (let i = 0; i < b.visits; i++) {
       const link = b.word(i, 0);
       const packed = b.word(i, 2);
       const visitor = wordClass(packed);
-      const t = (tallies[link] ??= this.tally(b.links[link]!, b.day));
+      const t = (tallies[link] ??= this.tally(links[link]!, b.day));
       bump(t[SOURCE]!, sources[wordSource(packed)]!, 1);
       bump(t[COUNTRY]!, countries[wordCountry(packed)]!, 1);
       bump(t[DEVICE]!, devices[visitor]!, 1);
@@ -120,7 +125,7 @@ class RollupSums {
       bump(t[REFERRER]!, referrers[b.word(i, 1)]!, 1);
       visitsOf[link]!++;
     }
-    for (const [i, n] of visitsOf.entries()) add(this.perLink, b.links[i]!, n);
+    for (const [i, n] of visitsOf.entries()) add(this.perLink, links[i]!, n);
     this.visits += b.visits;
   }
 

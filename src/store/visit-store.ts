@@ -5,6 +5,7 @@ import type { DayVisits, FlushBatch, FlushResult, GapReason, RecordingLimits, Sh
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import type { Database, Dialect } from './database.js';
 import { DayEncoder } from './journal.js';
+import { linkNumbers } from './link-numbers.js';
 import { pace } from './pace.js';
 import { rollUp } from './rollup.js';
 import { grantAccount, grantDay, lockDay, returnDay } from './visit-allowance.js';
@@ -33,9 +34,10 @@ export class KyselyVisitStore implements VisitStore {
     // Encoded and counted per account before the transaction, as if every visit were granted: on SQLite
     // every other query waits while a transaction runs. A day that an allowance cuts short is encoded
     // again inside.
-    const prepared: { encoded: Map<number, Buffer>; totals: [string, number][] }[] = [];
+    const prepared: { nums: Uint32Array; encoded: Map<number, Buffer>; totals: [string, number][] }[] = [];
     for (const day of batch.days) {
-      prepared.push({ encoded: await encodeInSlices(day, null), totals: accountTotals(day) });
+      const nums = await linkNumbers(this.db, day.table);
+      prepared.push({ nums, encoded: await encodeInSlices(day, null, nums), totals: accountTotals(day) });
     }
     return this.db.transaction().execute(async (tx) => {
       // Every day row of the batch is locked first, in ascending order (see grant).
@@ -48,7 +50,7 @@ export class KyselyVisitStore implements VisitStore {
         total += day.count;
         recorded += kept;
         for (const [linkId, r] of refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
-        await this.writeJournal(tx, keep === null ? prepared[d]!.encoded : await encodeInSlices(day, keep), batch.now);
+        await this.writeJournal(tx, keep === null ? prepared[d]!.encoded : await encodeInSlices(day, keep, prepared[d]!.nums), batch.now);
       }
       const gaps = [...shortfalls, ...batch.dropped].sort((a, b) => (`${a.linkId}|${a.reason}` < `${b.linkId}|${b.reason}` ? -1 : 1));
       for (const gap of gaps) await addGap(tx, gap);
@@ -158,8 +160,8 @@ async function addGap(tx: Tx, gap: Shortfall): Promise<void> {
  * second's visits held every redirect behind it for about 20 ms; on the recording thread a stretch is
  * a pause of every redirect sharing its core.
  */
-async function encodeInSlices(day: DayVisits, keep: Uint8Array | null): Promise<Map<number, Buffer>> {
-  const encoder = new DayEncoder(day, keep);
+async function encodeInSlices(day: DayVisits, keep: Uint8Array | null, nums: Uint32Array): Promise<Map<number, Buffer>> {
+  const encoder = new DayEncoder(day, keep, nums);
   const inSlices = async (step: (from: number, to: number) => void) => {
     for (let from = 0; from < day.count; from += VISITS_PER_SLICE) {
       step(from, Math.min(day.count, from + VISITS_PER_SLICE));
