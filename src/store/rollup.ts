@@ -112,9 +112,10 @@ class RollupSums {
     const sources = [this.id(SOURCE, 's'), this.id(SOURCE, 'q')];
     const tallies: (Tally | undefined)[] = [];
     const visitsOf = new Array<number>(links.length).fill(0);
-    for (let i = 0; i < b.visits; i++) {
-      const link = b.word(i, 0);
-      const packed = b.word(i, 2);
+    const words = b.words;
+    for (let w = 0; w < words.length; w += 3) {
+      const link = words[w]!;
+      const packed = words[w + 2]!;
       const visitor = wordClass(packed);
       const t = (tallies[link] ??= this.tally(links[link]!, b.day));
       bump(t[SOURCE]!, sources[wordSource(packed)]!, 1);
@@ -122,7 +123,7 @@ class RollupSums {
       bump(t[DEVICE]!, devices[visitor]!, 1);
       bump(t[BROWSER]!, browsers[visitor]!, 1);
       bump(t[BOT]!, bots[visitor]!, 1);
-      bump(t[REFERRER]!, referrers[b.word(i, 1)]!, 1);
+      bump(t[REFERRER]!, referrers[words[w + 1]!]!, 1);
       visitsOf[link]!++;
     }
     for (const [i, n] of visitsOf.entries()) add(this.perLink, links[i]!, n);
