@@ -191,7 +191,8 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redirect-'));
   const databaseUrl = `sqlite:${path.join(dir, 'bench.db')}`;
   const slugFile = path.join(dir, 'slugs.txt');
-  fs.writeFileSync(slugFile, (await seedLinks(databaseUrl, LINKS)).join('\n'));
+  const slugs = await seedLinks(databaseUrl, LINKS);
+  fs.writeFileSync(slugFile, slugs.join('\n'));
   const generator = hasWrk ? 'wrk 1 thread' : 'autocannon (install wrk for a lighter load generator: apt-get install -y wrk)';
   console.log(`${LINKS} links, 64 connections, ${ROUNDS} rounds of ${SLICE} s per server, load: ${generator}, taskset: ${hasTaskset}`);
 
@@ -210,9 +211,15 @@ async function main(): Promise<void> {
   const baseline: Server[] = [];
   if (BASELINE_DIST) {
     const baselineUrl = `sqlite:${path.join(dir, 'baseline.db')}`;
-    fs.copyFileSync(path.join(dir, 'bench.db'), path.join(dir, 'baseline.db'));
     const command = pinned(SERVER_CORE, [process.execPath, path.join(path.resolve(BASELINE_DIST), 'server.js')]);
-    baseline.push({ name: 'baseline build (BENCH_BASELINE_DIST)', url: 'http://127.0.0.1:3904', up: '/health', child: start(command, { ...env, DATABASE_URL: baselineUrl, PORT: '3904' }), rounds: [] });
+    const baselineEnv = { ...env, DATABASE_URL: baselineUrl, PORT: '3904' };
+    // The baseline build migrates its own database (it may know fewer migrations than this one), then
+    // the same links are put in: its own copy of what the service serves.
+    const migrating = start(command, baselineEnv);
+    await waitUntilUp('http://127.0.0.1:3904/health');
+    await stop(migrating);
+    await seedLinks(baselineUrl, LINKS, { slugs, migrate: false });
+    baseline.push({ name: 'baseline build (BENCH_BASELINE_DIST)', url: 'http://127.0.0.1:3904', up: '/health', child: start(command, baselineEnv), rounds: [] });
   }
   const servers: Server[] = [
     { name: 'bare node:http', url: 'http://127.0.0.1:3901', up: '/s/x', child: start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/bare-server.ts'), slugFile, '3901'])), rounds: [] },

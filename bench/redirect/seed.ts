@@ -6,10 +6,12 @@ const slug = () => Array.from(crypto.randomBytes(8), (b) => ALPHABET[b % 62]).jo
 
 /**
  * Creates `links` active links spread over ten accounts, straight through the store's tables (the API
- * would spend the free allowance and rate limits on setup). Returns the slugs.
+ * would spend the free allowance and rate limits on setup). Returns the slugs. With `slugs`, those
+ * are the links' slugs; with `migrate: false`, the schema is left as another build of the service
+ * made it (a baseline build that knows fewer migrations refuses a database migrated further).
  */
-export async function seedLinks(databaseUrl: string, links: number): Promise<string[]> {
-  const database = await openDatabase(databaseUrl);
+export async function seedLinks(databaseUrl: string, links: number, options: { slugs?: string[]; migrate?: boolean } = {}): Promise<string[]> {
+  const database = await openDatabase(databaseUrl, { migrate: options.migrate });
   const now = Date.now();
   const accounts = Array.from({ length: 10 }, (_, i) => ({
     id: crypto.randomUUID(),
@@ -19,7 +21,7 @@ export async function seedLinks(databaseUrl: string, links: number): Promise<str
     created_at: now,
   }));
   await database.db.insertInto('accounts').values(accounts).execute();
-  const slugs = new Set<string>();
+  const slugs = new Set<string>(options.slugs);
   while (slugs.size < links) slugs.add(slug());
   const rows = [...slugs].map((s, i) => ({
     id: crypto.randomUUID(),
