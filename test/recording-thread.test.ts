@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
@@ -8,7 +10,7 @@ import { DayVisits } from '../src/domain/analytics/day-visits.js';
 import { LinkTable } from '../src/domain/analytics/link-table.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { BACKGROUND_NICE } from '../src/store/background-threads.js';
-import { RecordingThread } from '../src/store/recording-thread.js';
+import { RecordingThread, restartDelay } from '../src/store/recording-thread.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
 import { linkWithKey, stats, visit } from './helpers/analytics.js';
@@ -74,6 +76,21 @@ eachDatabase('the recording thread', (kind) => {
     assert.deepEqual(errors.map((e) => (e as Error).message), ['recording thread exited; a new one starts at the next tick']);
   });
 
+  test('after a thread that flushed dies, the next one starts at the next tick again', async () => {
+    let now = Date.UTC(2026, 10, 23, 12);
+    const errors: string[] = [];
+    const thread = new RecordingThread(db, settings, (error) => errors.push((error as Error).message));
+    await thread.start(now);
+    for (let death = 0; death < 2; death++) {
+      await (thread as unknown as { worker: Worker }).worker.terminate();
+      // Replaced at the next tick, which flushes: the thread is healthy, so the next death counts as a first one.
+      await thread.tick(idle((now += 1000)));
+      await thread.tick(idle((now += 1000)));
+    }
+    await thread.stop(idle((now += 1000)));
+    assert.deepEqual(errors, ['recording thread exited; a new one starts at the next tick', 'recording thread exited; a new one starts at the next tick']);
+  });
+
   test('visits a dying thread held become a service-wide gap from its last durable flush', async () => {
     const t0 = Date.UTC(2026, 10, 22, 12);
     let now = t0;
@@ -98,4 +115,35 @@ eachDatabase('the recording thread', (kind) => {
     const gaps = await analyticsDb(db.db).selectFrom('visit_gaps').select(['link_id', 'reason', 'from_ms', 'to_ms']).where('from_ms', '>=', t0).execute();
     assert.deepEqual(gaps, [{ link_id: null, reason: 'recording_unavailable', from_ms: t0 + 1000, to_ms: t0 + 2000 }]);
   });
+});
+
+test('threads that keep dying are started again after a growing wait, not at every tick; a skipped tick holds none of its visits', async () => {
+  const t0 = Date.UTC(2026, 10, 21, 12);
+  // A database the thread cannot open: each thread dies as it starts (the server's own start checked
+  // the database, so in production this is a database that went away, or a broken deployment).
+  const notADirectory = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'recording-')), 'file');
+  fs.writeFileSync(notADirectory, '');
+  const unopenable = `sqlite:${notADirectory}/recording.db`;
+  const settings = { limits: { freeVisitsPerMonth: 5000, trackingDailyLimit: 5000 }, flushIntervalMs: 1000, rollupIntervalMs: 60_000, heartbeatIntervalMs: 5000 };
+  const thread = new RecordingThread({ url: unopenable, waitingWriters: undefined }, settings, () => {});
+  const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
+  const tick = async (at: number, visits = 0) => {
+    const day = new DayVisits('2026-11-21', at - 500, 1, new LinkTable());
+    for (let i = 0; i < visits; i++) day.add('link-x', null, 's', 'DE', visitor, 'direct');
+    const outcome = await thread.tick({ now: at, days: visits > 0 ? [day] : [], dropped: [] }).then(
+      () => 'skipped',
+      (error: Error) => error.message,
+    );
+    return outcome.replace('recording thread exited; a new one starts ', '');
+  };
+  // Each tick that starts a thread sees it die; the waits after deaths in a row double (restartDelay).
+  assert.equal(await tick(t0), 'at the next tick');
+  assert.equal(await tick(t0 + 1000), 'in 2 s (2 threads exited in a row)');
+  assert.equal(await tick(t0 + 2000, 3), 'skipped');
+  assert.equal(thread.released, 3, 'visits of a tick without a thread are not held');
+  assert.equal(await tick(t0 + 3000), 'in 4 s (3 threads exited in a row)');
+  for (const at of [4000, 5000, 6000]) assert.equal(await tick(t0 + at), 'skipped');
+  assert.equal(await tick(t0 + 7000), 'in 8 s (4 threads exited in a row)');
+  assert.deepEqual([1, 2, 3, 4, 7, 8, 9].map(restartDelay), [0, 2000, 4000, 8000, 60_000, 60_000, 60_000]);
+  await thread.stop({ now: t0 + 8000, days: [], dropped: [] }).catch(() => {});
 });

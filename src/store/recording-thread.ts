@@ -32,6 +32,16 @@ export type Reply = { id: number; released: number; durableAt: number; resync?: 
 
 /** The final flush's limit before the thread is ended (the server's own shutdown limit is 15 s). */
 const STOP_TIMEOUT_MS = 10_000;
+/** The longest wait before another thread is started after threads kept dying (see restartDelay). */
+const MAX_RESTART_DELAY_MS = 60_000;
+
+/**
+ * How long after the `failures`-th death in a row another thread is started for a tick: at the next
+ * tick after the first (a crash is replaced at once), then 2, 4, 8 ... s, at most a minute. A thread
+ * that dies on start (a database it cannot open, say) would otherwise be started, and its error
+ * logged, every second, each start costing the redirects' core tens of milliseconds.
+ */
+export const restartDelay = (failures: number): number => (failures <= 1 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (failures - 1)));
 
 export interface WorkerData {
   databaseUrl: string;
@@ -72,7 +82,7 @@ export class RecordingThread implements RecordingBackend {
   private exited: Promise<unknown> = Promise.resolve();
   private stopping = false;
   private nextId = 1;
-  private readonly calls = new Map<number, { now: number; resolve: () => void; reject: (error: Error) => void }>();
+  private readonly calls = new Map<number, { op: Request['op']; resolve: () => void; reject: (error: Error) => void }>();
   /** Visits posted to threads so far, and those that threads before the current one were given. */
   private posted = 0;
   private base = 0;
@@ -83,6 +93,9 @@ export class RecordingThread implements RecordingBackend {
   private postedAt = 0;
   /** Visits a dead thread took with it, reported as a gap with the next request. */
   private lost: Shortfall[] = [];
+  /** Threads that died in a row, without one of them flushing; no thread is started for a tick before restartAt. */
+  private failures = 0;
+  private restartAt = 0;
 
   constructor(
     private readonly database: Pick<Database, 'url' | 'waitingWriters'>,
@@ -119,6 +132,8 @@ export class RecordingThread implements RecordingBackend {
     // After stop no thread is started again: nothing would stop it.
     if (this.stopping) return Promise.reject(new Error('visit recording has stopped'));
     if (this.worker === undefined) {
+      // A flush (tests) or the final one still starts a thread: only ticks wait.
+      if (op === 'tick' && handover.now < this.restartAt) return this.skip(handover);
       this.spawn();
       if (op !== 'start') this.call('start', { now: handover.now, days: [], dropped: [] }).catch(this.onError);
     }
@@ -148,13 +163,33 @@ export class RecordingThread implements RecordingBackend {
         this.lost.push(...request.dropped);
         return reject(error);
       }
-      this.calls.set(id, { now: handover.now, resolve, reject });
+      this.calls.set(id, { op, resolve, reject });
       this.posted += visits;
       this.postedAt = handover.now;
       // Before any answer, nothing is durable since the first request: a loss is counted from there.
       this.answeredAt ||= handover.now;
       for (const [table, size] of sent) this.sentLinks(table, size);
     });
+  }
+
+  /**
+   * A tick while no thread may be started yet (restartDelay): its visits are lost, and reported as a
+   * service-wide gap with the first request a thread takes, as those a dead thread held are. Not an
+   * error: the thread's death was logged, with the wait.
+   */
+  private skip(handover: Handover): Promise<void> {
+    let visits = 0;
+    let from = handover.now;
+    for (const day of handover.days) {
+      visits += day.count;
+      from = Math.min(from, day.from);
+    }
+    this.posted += visits;
+    this.base += visits;
+    this.released += visits;
+    this.lose(visits, from, handover.now);
+    this.lost.push(...handover.dropped);
+    return Promise.resolve();
   }
 
   /** Visits gone with a thread or a failed post: released for the recorder's bound, and a service-wide gap. */
@@ -188,6 +223,8 @@ export class RecordingThread implements RecordingBackend {
       this.calls.delete(reply.id);
       this.released = this.base + reply.released;
       this.answeredAt = Math.max(this.answeredAt, reply.durableAt);
+      // A thread that flushed is healthy: the next death is replaced at once again.
+      if (reply.error === undefined && (call?.op === 'tick' || call?.op === 'flush')) this.failures = 0;
       if (reply.resync) this.linksSent = new Map();
       if (reply.error) call?.reject(asError(reply.error));
       else call?.resolve();
@@ -201,7 +238,10 @@ export class RecordingThread implements RecordingBackend {
       this.lose(this.posted - this.released, this.answeredAt, this.postedAt);
       this.base = this.posted;
       this.released = this.posted;
-      const failed = new Error(this.stopping ? 'recording thread stopped' : 'recording thread exited; a new one starts at the next tick');
+      const delay = restartDelay(++this.failures);
+      this.restartAt = this.postedAt + delay;
+      const restart = delay === 0 ? 'at the next tick' : `in ${delay / 1000} s (${this.failures} threads exited in a row)`;
+      const failed = new Error(this.stopping ? 'recording thread stopped' : `recording thread exited; a new one starts ${restart}`);
       for (const call of this.calls.values()) call.reject(failed);
       this.calls.clear();
       if (!this.stopping) this.onError(failed);
