@@ -127,4 +127,15 @@ eachDatabase('API rate limits', (kind) => {
     assert.equal((await h.request('GET', `/s/${link.body.slug}`, from('2001:db8:9:9:ffff::1'))).status, 429);
     assert.equal((await h.request('GET', `/s/${link.body.slug}`, from('2001:db8:9:a::1'))).status, 302);
   });
+
+  test('on the redirect path, an IPv4-mapped IPv6 address (a server on ::) is its IPv4 address, also when it repeats', async () => {
+    const { key } = await h.account();
+    const link = await h.createLink({ target: 'https://example.org/mapped' }, { key, ...from(freshNetwork()) });
+    const ip = freshNetwork();
+    // The same client seen both ways (the guard keeps each address's network once it has worked it out).
+    for (let i = 0; i < 50; i++) assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(i % 3 ? `::ffff:${ip}` : ip))).status, 302, `visit ${i + 1}`);
+    assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(`::ffff:${ip}`))).status, 429);
+    assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(ip))).status, 429);
+    assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(`::ffff:${freshNetwork()}`))).status, 302);
+  });
 });
