@@ -34,10 +34,13 @@ export type Reply = { id: number; released: number; durableAt: number; resync?: 
 const STOP_TIMEOUT_MS = 10_000;
 /** The longest wait before another thread is started after threads kept dying (see restartDelay). */
 const MAX_RESTART_DELAY_MS = 60_000;
+/** A thread that ran this long (recorder time) before it died was healthy: its death counts as a first. */
+const HEALTHY_LIFE_MS = 60_000;
 
 /**
  * How long after the `failures`-th death in a row another thread is started for a tick: at the next
- * tick after the first (a crash is replaced at once), then 2, 4, 8 ... s, at most a minute. A thread
+ * tick after the first (a crash is replaced at once), then 2, 4, 8 ... s, at most a minute; deaths
+ * are in a row until a thread lives a minute. A thread
  * that dies on start (a database it cannot open, say) would otherwise be started, and its error
  * logged, every second, each start costing the redirects' core tens of milliseconds.
  */
@@ -82,7 +85,7 @@ export class RecordingThread implements RecordingBackend {
   private exited: Promise<unknown> = Promise.resolve();
   private stopping = false;
   private nextId = 1;
-  private readonly calls = new Map<number, { op: Request['op']; resolve: () => void; reject: (error: Error) => void }>();
+  private readonly calls = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   /** Visits posted to threads so far, and those that threads before the current one were given. */
   private posted = 0;
   private base = 0;
@@ -93,9 +96,11 @@ export class RecordingThread implements RecordingBackend {
   private postedAt = 0;
   /** Visits a dead thread took with it, reported as a gap with the next request. */
   private lost: Shortfall[] = [];
-  /** Threads that died in a row, without one of them flushing; no thread is started for a tick before restartAt. */
+  /** Threads that died in a row, each within HEALTHY_LIFE_MS of its start; no thread is started for a tick before restartAt. */
   private failures = 0;
   private restartAt = 0;
+  /** The recorder's time when the current thread was started. */
+  private spawnedAt = 0;
 
   constructor(
     private readonly database: Pick<Database, 'url' | 'waitingWriters'>,
@@ -134,6 +139,7 @@ export class RecordingThread implements RecordingBackend {
     if (this.worker === undefined) {
       // A flush (tests) or the final one still starts a thread: only ticks wait.
       if (op === 'tick' && handover.now < this.restartAt) return this.skip(handover);
+      this.spawnedAt = handover.now;
       this.spawn();
       if (op !== 'start') this.call('start', { now: handover.now, days: [], dropped: [] }).catch(this.onError);
     }
@@ -163,7 +169,7 @@ export class RecordingThread implements RecordingBackend {
         this.lost.push(...request.dropped);
         return reject(error);
       }
-      this.calls.set(id, { op, resolve, reject });
+      this.calls.set(id, { resolve, reject });
       this.posted += visits;
       this.postedAt = handover.now;
       // Before any answer, nothing is durable since the first request: a loss is counted from there.
@@ -223,8 +229,6 @@ export class RecordingThread implements RecordingBackend {
       this.calls.delete(reply.id);
       this.released = this.base + reply.released;
       this.answeredAt = Math.max(this.answeredAt, reply.durableAt);
-      // A thread that flushed is healthy: the next death is replaced at once again.
-      if (reply.error === undefined && (call?.op === 'tick' || call?.op === 'flush')) this.failures = 0;
       if (reply.resync) this.linksSent = new Map();
       if (reply.error) call?.reject(asError(reply.error));
       else call?.resolve();
@@ -238,6 +242,8 @@ export class RecordingThread implements RecordingBackend {
       this.lose(this.posted - this.released, this.answeredAt, this.postedAt);
       this.base = this.posted;
       this.released = this.posted;
+      // A thread that dies a tick or two after each start (a batch that crashes it, say) backs off too.
+      if (this.postedAt - this.spawnedAt >= HEALTHY_LIFE_MS) this.failures = 0;
       const delay = restartDelay(++this.failures);
       this.restartAt = this.postedAt + delay;
       const restart = delay === 0 ? 'at the next tick' : `in ${delay / 1000} s (${this.failures} threads exited in a row)`;
