@@ -56,6 +56,8 @@ const headerName = fc.oneof(
   casings('user-agent'),
   casings('referer'),
   casings(COUNTRY),
+  // The spellings visitHeaders compares first.
+  fc.constantFrom('User-Agent', 'Referer'),
   fc.constantFrom('Accept', 'X-Forwarded-For', 'User-Agents', 'Referrer', 'cf-ipcountry2', 'Cookie'),
 );
 const headerValue = fc.oneof(fc.constantFrom('', 'US', 'de', 'XX', 'Mozilla/5.0 (iPhone)', 'https://www.example.org/a?b'), fc.stringMatching(/^[!-~]([ -~]{0,30}[!-~])?$/));

@@ -43,8 +43,9 @@ export function visitHeaders(raw: string[], countryHeader: string | undefined): 
   let countries = 0;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!;
-    if (userAgent === undefined && isHeader(name, USER_AGENT)) userAgent = raw[i + 1];
-    else if (referer === undefined && isHeader(name, REFERER)) referer = raw[i + 1];
+    // Browsers and most clients write the two names this way: one comparison, no character loop.
+    if (userAgent === undefined && (name === 'User-Agent' || isHeader(name, USER_AGENT))) userAgent = raw[i + 1];
+    else if (referer === undefined && (name === 'Referer' || isHeader(name, REFERER))) referer = raw[i + 1];
     else if (countryHeader !== undefined && isHeader(name, countryHeader) && countries++ === 0) country = raw[i + 1];
   }
   return { userAgent, referer, country: countries > 1 ? undefined : country };
