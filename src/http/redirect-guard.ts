@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import type { Protection } from '../config.js';
 import { decision, GcraTable } from '../domain/gcra.js';
 import { networkOf } from '../domain/network.js';
-import { ResettingCache } from '../domain/analytics/classify.js';
 import { writeError } from './plugins/errors.js';
 import { SHED_RETRY_SECONDS, type PressureProbe } from './plugins/load-shedding.js';
 
@@ -15,12 +14,6 @@ import { SHED_RETRY_SECONDS, type PressureProbe } from './plugins/load-shedding.
  */
 export class RedirectGuard {
   private readonly table = new GcraTable();
-  /**
-   * Each IPv6 address's network (its /64, or the IPv4 address it maps): parsing one costs a few
-   * microseconds, and a kept-alive client sends its address with every redirect. A server listening
-   * on `::` sees every IPv4 client as an IPv4-mapped IPv6 address. Bounded: it forgets all when full.
-   */
-  private readonly networks = new ResettingCache<string>(10_000);
 
   constructor(
     private readonly protection: Protection,
@@ -34,18 +27,11 @@ export class RedirectGuard {
       writeError(res, 'links_unavailable', SHED_RETRY_SECONDS);
       return true;
     }
-    const backlog = this.table.take(this.networkOf(address), now, limit);
+    // IPv4 (the common case) is its own network: skip parsing. IPv6 is folded to its /64.
+    const backlog = this.table.take(hasColon(address) ? networkOf(address) : address, now, limit);
     if (backlog > 0) return false;
     writeError(res, 'rate_limited', Math.ceil(decision(false, -backlog, limit).retryAfterMs / 1000));
     return true;
-  }
-
-  /** IPv4 (the common case) is its own network; IPv6 is folded to its /64 (network.ts), once per address. */
-  private networkOf(address: string): string {
-    if (!hasColon(address)) return address;
-    let network = this.networks.get(address);
-    if (network === undefined) this.networks.set(address, (network = networkOf(address)));
-    return network;
   }
 }
 
