@@ -162,11 +162,7 @@ export class RecordingThread implements RecordingBackend {
         this.worker!.postMessage(request, transfer);
       } catch (error) {
         // Nothing was sent: these visits are lost, and reported as a gap with the next request.
-        this.posted += visits;
-        this.base += visits;
-        this.released += visits;
-        this.lose(visits, handover.now, handover.now);
-        this.lost.push(...request.dropped);
+        this.unsent(visits, handover.now, handover.now, request.dropped);
         return reject(error);
       }
       this.calls.set(id, { resolve, reject });
@@ -190,12 +186,17 @@ export class RecordingThread implements RecordingBackend {
       visits += day.count;
       from = Math.min(from, day.from);
     }
+    this.unsent(visits, from, handover.now, handover.dropped);
+    return Promise.resolve();
+  }
+
+  /** Visits no thread was given (and the shortfalls that came with them): released, and kept as a gap for the next request. */
+  private unsent(visits: number, from: number, to: number, dropped: Shortfall[]): void {
     this.posted += visits;
     this.base += visits;
     this.released += visits;
-    this.lose(visits, from, handover.now);
-    this.lost.push(...handover.dropped);
-    return Promise.resolve();
+    this.lose(visits, from, to);
+    this.lost.push(...dropped);
   }
 
   /** Visits gone with a thread or a failed post: released for the recorder's bound, and a service-wide gap. */
