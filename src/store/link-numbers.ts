@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { withRoom } from '../domain/analytics/day-visits.js';
 import type { LinkTable } from '../domain/analytics/link-table.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 
@@ -12,7 +13,7 @@ const MAX_NUMBER = 0xffff_ffff;
  * link_numbers, for the first `size` entries.
  */
 interface TableNumbers {
-  nums: Uint32Array;
+  nums: Uint32Array<ArrayBuffer>;
   size: number;
 }
 
@@ -31,11 +32,7 @@ export async function linkNumbers(db: Kysely<AnalyticsDB>, table: LinkTable): Pr
   const to = table.size;
   if (from >= to) return numbers.nums;
   const found = await numbersOf(db, table.links.slice(from, to));
-  if (numbers.nums.length < to) {
-    const grown = new Uint32Array(Math.max(to, 2 * numbers.nums.length));
-    grown.set(numbers.nums.subarray(0, numbers.size));
-    numbers.nums = grown;
-  }
+  numbers.nums = withRoom(numbers.nums, to);
   for (let l = from; l < to; l++) numbers.nums[l] = found.get(table.links[l]!)!;
   numbers.size = Math.max(numbers.size, to);
   return numbers.nums;
