@@ -40,8 +40,8 @@ const PAIRED_RUNS = Number(process.env.BENCH_PAIRED_RUNS ?? 3);
 const PAIRED_SECONDS = Number(process.env.BENCH_PAIRED_SECONDS ?? 10);
 /**
  * Another build of the service (a `dist/` directory, e.g. of an earlier commit built in a git worktree)
- * to measure in the same interleaved rounds, on its own copy of the database: a before/after that
- * the machine's drift hits alike.
+ * to measure in the same interleaved rounds and side by side, on a database of its own with the same
+ * links: a before/after that the machine's drift hits alike.
  */
 const BASELINE_DIST = process.env.BENCH_BASELINE_DIST;
 const SERVER_CORE = '0';
