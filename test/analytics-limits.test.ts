@@ -112,3 +112,71 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     ]);
   });
 });
+
+eachDatabase('allowances of many accounts in one flush', (kind) => {
+  // A ceiling that does not bind: every account is offered all its visits at once (visit-allowance.ts, grantAccounts).
+  const env = { FREE_VISITS_PER_MONTH: '5', TRACKING_DAILY_LIMIT: '100000' };
+  let h: Harness;
+  before(async () => {
+    h = await Harness.start(kind, env);
+  });
+  after(async () => h.close());
+  beforeEach(() => h.clock.advance(DAY));
+
+  const recording = (accountId: string) => new KyselyAnalyticsStore(h.database, 5).accountRecording(accountId, new Date(h.clock.now()).toISOString().slice(0, 7));
+
+  test('each account gets exactly its own free visits and packs, new month rows included', async () => {
+    const links: Awaited<ReturnType<typeof linkWithKey>>[] = [];
+    for (let i = 0; i < 24; i++) links.push(await linkWithKey(h));
+    const group = (from: number, to: number) => links.slice(from, to);
+    // Earlier this month: 3 free visits used by the first six, all five by the rest but six new ones.
+    await Promise.all([...group(0, 6).map((l) => visit(h, l.slug, 3)), ...group(12, 24).map((l) => visit(h, l.slug, 5))]);
+    await h.app.visitRecorder.flush();
+    for (const l of group(12, 18)) {
+      await h.database.db
+        .insertInto('capacity_packs')
+        .values({ id: crypto.randomUUID(), account_id: l.accountId, status: 'active', credits: 50, visits: 10_000, visits_used: 0, created_at: 1, refunded_at: null })
+        .execute();
+    }
+    // One flush: 4 visits for every account.
+    await Promise.all(links.map((l) => visit(h, l.slug, 4)));
+    await h.app.visitRecorder.flush();
+    const expect = [
+      ...group(0, 6).map(() => ({ recordedThisMonth: 5, freeLeft: 0, packsLeft: 0, refused: 2 })),
+      ...group(6, 12).map(() => ({ recordedThisMonth: 4, freeLeft: 1, packsLeft: 0, refused: 0 })),
+      ...group(12, 18).map(() => ({ recordedThisMonth: 9, freeLeft: 0, packsLeft: 10_000 - 4, refused: 0 })),
+      ...group(18, 24).map(() => ({ recordedThisMonth: 5, freeLeft: 0, packsLeft: 0, refused: 4 })),
+    ];
+    for (const [i, l] of links.entries()) {
+      const body = await stats(h, l.id, l.key);
+      const { refused, ...usage } = expect[i]!;
+      assert.deepEqual(await recording(l.accountId), usage, `account ${i}`);
+      assert.equal(body.total, usage.recordedThisMonth, `account ${i}`);
+      assert.deepEqual(
+        body.gaps.map((g: { reason: string }) => g.reason),
+        refused > 0 ? ['allowance_used_up'] : [],
+        `account ${i}`,
+      );
+    }
+  });
+
+  test('two instances flushing at once grant each account exactly its free visits', async () => {
+    const h2 = await Harness.start(kind, env, h.database);
+    try {
+      for (let round = 0; round < 3; round++) {
+        h.clock.advance(DAY);
+        h2.clock.ms = h.clock.ms;
+        const links = [await linkWithKey(h), await linkWithKey(h), await linkWithKey(h)];
+        // 3 accounts x 8 visits, split over both instances; each account allows 5.
+        await Promise.all(links.flatMap((l) => [visit(h, l.slug, 4), visit(h2, l.slug, 4)]));
+        await Promise.all([h.app.visitRecorder.flush(), h2.app.visitRecorder.flush()]);
+        for (const l of links) {
+          assert.equal((await stats(h, l.id, l.key)).total, 5, `round ${round}`);
+          assert.equal((await recording(l.accountId)).recordedThisMonth, 5, `round ${round}`);
+        }
+      }
+    } finally {
+      await h2.close({ keepDatabase: true });
+    }
+  });
+});

@@ -1,6 +1,7 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
+import { jsonRows } from './json-rows.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
@@ -13,7 +14,7 @@ export class PackRaceError extends Error {}
  * statement granted: one guarded statement, no read-modify-write, exact under concurrency (PostgreSQL
  * locks the row until commit and re-evaluates a waiting UPDATE on the new row; SQLite has one writer).
  */
-const capped = (column: string, n: number, limit: number) =>
+const capped = (column: string, n: number | RawBuilder<number>, limit: number) =>
   sql<number>`case when ${sql.ref(column)} >= ${limit} then ${sql.ref(column)} when ${sql.ref(column)} + ${n} > ${limit} then ${limit} else ${sql.ref(column)} + ${n} end`;
 
 /**
@@ -72,8 +73,60 @@ export async function grantAccount(tx: Tx, dialect: Dialect, accountId: string, 
     row = await takeFree().executeTakeFirstOrThrow();
   }
   const fromFree = Number(row.last_grant);
-  if (fromFree === n) return n;
-  const fromPacks = await grantPacks(tx, dialect, accountId, n - fromFree);
+  return fromFree === n ? n : fromFree + (await grantFromPacks(tx, dialect, accountId, month, n - fromFree));
+}
+
+/**
+ * Creates the month's rows of accounts that have none yet (rows of zeros: nothing is granted or
+ * counted), in one statement before the flush's transaction. Inside it, a new row's insert would take
+ * that row's lock out of grantAccounts' ascending order.
+ */
+export async function ensureMonths(db: Kysely<AnalyticsDB>, dialect: Dialect, month: string, accounts: string[]): Promise<void> {
+  if (accounts.length === 0) return;
+  const rows = jsonRows(dialect, accounts.map((account) => [account]), [['account_id', 'text']]);
+  // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
+  await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant)
+    select account_id, ${month}, 0, 0, 0 from ${rows} as v where true
+    on conflict (account_id, month) do nothing`.execute(db);
+}
+
+/**
+ * grantAccount for every account of one flush whose day's ceiling does not bind (each account is
+ * offered all its visits, so the order of the accounts changes nothing): one statement takes each
+ * account's share of its free visits, where grantAccount costs a statement per account (a database
+ * round trip each on PostgreSQL, while the day's row is locked). Accounts short of free visits then
+ * go to their packs one by one, in ascending order. PostgreSQL first locks the month's rows in
+ * ascending order, the order of grantAccount's locks, so that flushes of two days of one month (the
+ * day's row does not serialise those) cannot deadlock. `wants` are in ascending account order.
+ */
+export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wants: [string, number][], free: number): Promise<Map<string, number>> {
+  const asked = wants.filter(([, n]) => n > 0);
+  const got = new Map<string, number>();
+  if (asked.length === 0) return got;
+  const offers = () => jsonRows(dialect, asked, [['account_id', 'text'], ['n', 'bigint']]);
+  if (dialect === 'postgres') {
+    await sql`select account_id from visit_months where month = ${month}
+      and account_id in (select account_id from ${offers()} as v) order by account_id for update`.execute(tx);
+  }
+  const n = sql<number>`v.n`;
+  const taken = await sql<{ account_id: string; last_grant: number | string }>`update visit_months
+    set free_used = ${capped('free_used', n, free)}, last_grant = ${capped('free_used', n, free)} - free_used,
+      recorded = recorded + ${capped('free_used', n, free)} - free_used
+    from ${offers()} as v where visit_months.account_id = v.account_id and visit_months.month = ${month}
+    returning visit_months.account_id, visit_months.last_grant`.execute(tx);
+  const fromFree = new Map(taken.rows.map((row) => [row.account_id, Number(row.last_grant)]));
+  for (const [account, want] of asked) {
+    const own = fromFree.get(account);
+    // No row (ensureMonths was not called for it): the one-account path creates it.
+    if (own === undefined) got.set(account, await grantAccount(tx, dialect, account, month, want, free));
+    else got.set(account, own === want ? want : own + (await grantFromPacks(tx, dialect, account, month, want - own)));
+  }
+  return got;
+}
+
+/** Up to n visits from the account's active packs, oldest first, counted as recorded in its month's row. */
+async function grantFromPacks(tx: Tx, dialect: Dialect, accountId: string, month: string, n: number): Promise<number> {
+  const fromPacks = await grantPacks(tx, dialect, accountId, n);
   if (fromPacks > 0) {
     await tx
       .updateTable('visit_months')
@@ -82,7 +135,7 @@ export async function grantAccount(tx: Tx, dialect: Dialect, accountId: string, 
       .where('month', '=', month)
       .execute();
   }
-  return fromFree + fromPacks;
+  return fromPacks;
 }
 
 async function grantPacks(tx: Tx, dialect: Dialect, accountId: string, n: number): Promise<number> {

@@ -8,7 +8,7 @@ import { DayEncoder } from './journal.js';
 import { linkNumbers } from './link-numbers.js';
 import { pace } from './pace.js';
 import { rollUp } from './rollup.js';
-import { grantAccount, grantDay, lockDay, returnDay } from './visit-allowance.js';
+import { ensureMonths, grantAccount, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
@@ -19,11 +19,15 @@ const VISITS_PER_SLICE = 4096;
 
 /** A refusal this close after the previous one of the same link and reason extends that gap. */
 const GAP_MERGE_MS = 3_600_000;
+/** Accounts' month rows known to exist (rows are never deleted), remembered up to this many. */
+const KNOWN_MONTHS_MAX = 100_000;
 
 /** Recording storage: flushes with their allowance checks, heartbeats, and roll-ups. */
 export class KyselyVisitStore implements VisitStore {
   private readonly db: Kysely<AnalyticsDB>;
   private readonly dialect: Dialect;
+  /** "month|account" of month rows this store made sure of (ensureMonths). */
+  private readonly knownMonths = new Set<string>();
 
   constructor(database: Database) {
     this.db = analyticsDb(database.db);
@@ -39,6 +43,7 @@ export class KyselyVisitStore implements VisitStore {
       const nums = await linkNumbers(this.db, day.table);
       prepared.push({ nums, encoded: await encodeInSlices(day, null, nums), totals: accountTotals(day) });
     }
+    await this.ensureMonths(batch.days.map((day, d) => [day.day.slice(0, 7), prepared[d]!.totals]));
     return this.db.transaction().execute(async (tx) => {
       // Every day row of the batch is locked first, in ascending order (see grant).
       for (const day of batch.days) await lockDay(tx, day.day);
@@ -67,22 +72,39 @@ export class KyselyVisitStore implements VisitStore {
    * one as a deadlock.
    */
   private async grant(tx: Tx, day: DayVisits, totals: [string, number][], limits: RecordingLimits): Promise<Trimmed & { reasons: Map<string, GapReason> }> {
+    const month = day.day.slice(0, 7);
     let dayLeft = await grantDay(tx, day.day, day.count, limits.trackingDailyLimit);
+    // The usual flush: the ceiling does not bind, every account is offered all its visits, and one
+    // statement serves them all (visit-allowance.ts). Otherwise each in turn takes what is left.
+    const all =
+      dayLeft === day.count ? await grantAccounts(tx, this.dialect, month, totals.filter(([account]) => account !== TRIAL_GROUP), limits.freeVisitsPerMonth) : undefined;
     const granted = new Map<string, number>();
     const reasons = new Map<string, GapReason>();
     for (const [account, own] of totals) {
       // SQLite statements run synchronously: yields keep a busy second's accounts from being one long
       // task (on the recording thread, or on the event loop with an in-memory database).
-      await pace();
+      if (all === undefined) await pace();
       const offer = Math.min(own, dayLeft);
       // Trial links belong to no account: only the service ceiling bounds them.
-      const got = account === TRIAL_GROUP ? offer : await grantAccount(tx, this.dialect, account, day.day.slice(0, 7), offer, limits.freeVisitsPerMonth);
+      const got =
+        account === TRIAL_GROUP ? offer : all !== undefined ? all.get(account)! : await grantAccount(tx, this.dialect, account, month, offer, limits.freeVisitsPerMonth);
       dayLeft -= got;
       granted.set(account, got);
       reasons.set(account, got < offer ? 'allowance_used_up' : 'daily_ceiling_reached');
     }
     await returnDay(tx, day.day, dayLeft);
     return { ...trim(day, granted, totals), reasons };
+  }
+
+  /** Creates the month rows that accounts of the batch lack, outside the transaction (visit-allowance.ts). */
+  private async ensureMonths(days: [month: string, totals: [string, number][]][]): Promise<void> {
+    for (const [month, totals] of days) {
+      const missing = totals.map(([account]) => account).filter((account) => account !== TRIAL_GROUP && !this.knownMonths.has(`${month}|${account}`));
+      if (missing.length === 0) continue;
+      await ensureMonths(this.db, this.dialect, month, missing);
+      if (this.knownMonths.size + missing.length > KNOWN_MONTHS_MAX) this.knownMonths.clear();
+      for (const account of missing) this.knownMonths.add(`${month}|${account}`);
+    }
   }
 
   /** One row per bucket, in bucket order; a few statements per flush, whatever the number of visits. */
