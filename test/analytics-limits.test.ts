@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
 import { KyselyAnalyticsStore } from '../src/store/analytics-store.js';
+import { analyticsDb } from '../src/store/analytics-schema.js';
+import { addGaps } from '../src/store/visit-gaps.js';
 import { eachDatabase } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
 import { linkWithKey, stats, visit } from './helpers/analytics.js';
@@ -98,6 +100,58 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     } finally {
       await h2.close({ keepDatabase: true });
     }
+  });
+
+  test('every refused link has a gap of its own, extended by later refusals and new after an hour', async () => {
+    const { key, accountId } = await h.account();
+    const links: { id: string; slug: string }[] = [];
+    for (let i = 0; i < 12; i++) links.push((await h.createLink({ target: `https://example.org/${i}` }, { key })).body);
+    const gapsOf = () =>
+      analyticsDb(h.database.db)
+        .selectFrom('visit_gaps').select(['link_id', 'from_ms', 'to_ms']).where('link_id', 'in', links.map((l) => l.id)).orderBy('from_ms').execute();
+    // One visit each in one flush: 5 recorded (the allowance), 7 refused.
+    await Promise.all(links.map((l) => visit(h, l.slug, 1)));
+    await h.app.visitRecorder.flush();
+    const first = await gapsOf();
+    assert.equal(first.length, 7);
+    assert.equal(new Set(first.map((g) => g.link_id)).size, 7);
+    h.clock.advance(60_000);
+    await Promise.all(links.map((l) => visit(h, l.slug, 1)));
+    await h.app.visitRecorder.flush();
+    const second = await gapsOf();
+    assert.equal(second.length, 12, 'the 7 gaps extended, 5 new ones');
+    assert.equal(second.filter((g) => Number(g.to_ms) === h.clock.now()).length, 12);
+    h.clock.advance(2 * 3_600_000);
+    await visit(h, links[0]!.slug, 1);
+    await h.app.visitRecorder.flush();
+    const third = await gapsOf();
+    assert.equal(third.length, 13, 'a refusal two hours later starts a new gap');
+    assert.equal(third.filter((g) => g.link_id === links[0]!.id).length, 2);
+    assert.deepEqual(await new KyselyAnalyticsStore(h.database, 5).accountRecording(accountId, new Date(h.clock.now()).toISOString().slice(0, 7)), {
+      recordedThisMonth: 5,
+      freeLeft: 0,
+      packsLeft: 0,
+    });
+  });
+
+  test('a link refused on both days of one flush gets one gap; gaps of every link are never extended', async () => {
+    const link = await linkWithKey(h);
+    const db = analyticsDb(h.database.db);
+    const t = h.clock.now();
+    await db.transaction().execute(async (tx) => {
+      await addGaps(tx, h.database.dialect, [
+        { linkId: link.id, reason: 'allowance_used_up', count: 2, from: t - 1000, to: t },
+        { linkId: null, reason: 'recording_unavailable', count: 1, from: t - 500, to: t },
+        { linkId: link.id, reason: 'allowance_used_up', count: 3, from: t - 2000, to: t - 100 },
+      ]);
+    });
+    await db.transaction().execute(async (tx) => {
+      await addGaps(tx, h.database.dialect, [{ linkId: null, reason: 'recording_unavailable', count: 1, from: t, to: t + 10 }]);
+    });
+    const own = await db.selectFrom('visit_gaps').select(['from_ms', 'to_ms']).where('link_id', '=', link.id).execute();
+    assert.deepEqual(own.map((g) => [Number(g.from_ms), Number(g.to_ms)]), [[t - 2000, t]]);
+    const everyLink = await db.selectFrom('visit_gaps').select('from_ms').where('link_id', 'is', null).where('from_ms', '>=', t - 500).execute();
+    assert.equal(everyLink.length, 2);
   });
 
   test('the country comes from the trusted edge header when one is configured', async () => {

@@ -8,6 +8,7 @@ import { DayEncoder } from './journal.js';
 import { linkNumbers } from './link-numbers.js';
 import { pace } from './pace.js';
 import { rollUp } from './rollup.js';
+import { addGaps } from './visit-gaps.js';
 import { ensureMonths, grantAccount, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<AnalyticsDB>;
@@ -17,8 +18,6 @@ const JOURNAL_ROWS_PER_STATEMENT = 16;
 /** Visits counted or placed between looks at the clock (pace.ts): 10 to 40 µs of work (journal.ts). */
 const VISITS_PER_SLICE = 4096;
 
-/** A refusal this close after the previous one of the same link and reason extends that gap. */
-const GAP_MERGE_MS = 3_600_000;
 /** Accounts' month rows known to exist (rows are never deleted), remembered up to this many. */
 const KNOWN_MONTHS_MAX = 100_000;
 
@@ -57,8 +56,7 @@ export class KyselyVisitStore implements VisitStore {
         for (const [linkId, r] of refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
         await this.writeJournal(tx, keep === null ? prepared[d]!.encoded : await encodeInSlices(day, keep, prepared[d]!.nums), batch.now);
       }
-      const gaps = [...shortfalls, ...batch.dropped].sort((a, b) => (`${a.linkId}|${a.reason}` < `${b.linkId}|${b.reason}` ? -1 : 1));
-      for (const gap of gaps) await addGap(tx, gap);
+      await addGaps(tx, this.dialect, [...shortfalls, ...batch.dropped]);
       await beat(tx, batch.instanceId, batch.startedAt, batch.now);
       return { recorded, refused: total - recorded };
     });
@@ -154,25 +152,6 @@ async function beat(db: Kysely<AnalyticsDB>, id: string, startedAt: number, now:
     .insertInto('recorder_instances')
     .values({ id, started_at: startedAt, beat_at: now, flushed_to: now })
     .onConflict((oc) => oc.column('id').doUpdateSet({ beat_at: now, flushed_to: now }))
-    .execute();
-}
-
-/** Extends this link's latest gap of the same reason when it ended recently, else starts a new one. */
-async function addGap(tx: Tx, gap: Shortfall): Promise<void> {
-  const extended = await tx
-    .updateTable('visit_gaps')
-    .set({
-      from_ms: sql<number>`case when from_ms > ${gap.from} then ${gap.from} else from_ms end`,
-      to_ms: sql<number>`case when to_ms < ${gap.to} then ${gap.to} else to_ms end`,
-    })
-    .where('link_id', '=', gap.linkId)
-    .where('reason', '=', gap.reason)
-    .where('to_ms', '>=', gap.from - GAP_MERGE_MS)
-    .executeTakeFirst();
-  if (Number(extended.numUpdatedRows) > 0) return;
-  await tx
-    .insertInto('visit_gaps')
-    .values({ id: crypto.randomUUID(), link_id: gap.linkId, reason: gap.reason, from_ms: gap.from, to_ms: gap.to })
     .execute();
 }
 
