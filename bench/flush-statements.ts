@@ -7,6 +7,8 @@
  * - allowances: every account's share taken from its free visits. Baseline: grantAccount, one
  *   statement per account (every flush before the eighth session, and still the path when the day's
  *   ceiling binds); against it grantAccounts, one statement for them all (store/visit-allowance.ts).
+ * - allowances used up: the same with no free visits left and no packs (every flush of accounts
+ *   past their allowance): grantAccount also looks for packs, per account.
  * - gaps: every link refused, each extending its gap of the last flush (a flush past the daily
  *   ceiling). Baseline: the statement per link that flushes ran before the eighth session (kept
  *   here, below); against it addGaps (store/visit-gaps.ts).
@@ -73,6 +75,10 @@ async function run(label: string, url: string): Promise<void> {
           for (const [account, n] of wants) await grantAccount(tx, dialect, account, MONTH, n, FREE);
         },
         'allowances, grantAccounts': (tx: Tx) => grantAccounts(tx, dialect, MONTH, wants, FREE),
+        'used up, one statement per account': async (tx: Tx) => {
+          for (const [account, n] of wants) await grantAccount(tx, dialect, account, MONTH, n, 0);
+        },
+        'used up, grantAccounts': (tx: Tx) => grantAccounts(tx, dialect, MONTH, wants, 0),
         'gaps, one statement per link': (tx: Tx) => addGapsOneByOne(tx, refusals()),
         'gaps, addGaps': (tx: Tx) => addGaps(tx, dialect, refusals()),
       };
@@ -92,6 +98,7 @@ async function run(label: string, url: string): Promise<void> {
       const row = (what: string, before: number, after: number) =>
         console.log(`| ${label} | ${what} | ${size} | ${before.toFixed(2)} ms | ${after.toFixed(2)} ms | ${(before / after).toFixed(1)}× |`);
       row('allowances', m('allowances, one statement per account'), m('allowances, grantAccounts'));
+      row('allowances used up', m('used up, one statement per account'), m('used up, grantAccounts'));
       row('gaps', m('gaps, one statement per link'), m('gaps, addGaps'));
     }
   } finally {

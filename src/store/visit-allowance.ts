@@ -115,13 +115,26 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
     from ${offers()} as v where visit_months.account_id = v.account_id and visit_months.month = ${month}
     returning visit_months.account_id, visit_months.last_grant`.execute(tx);
   const fromFree = new Map(taken.rows.map((row) => [row.account_id, Number(row.last_grant)]));
+  // Accounts past their free visits go to their packs; those without a pack with room left (every
+  // flush of an account whose allowance is used up) are found by one statement, not one each.
+  const short = asked.filter(([account, want]) => (fromFree.get(account) ?? want) < want).map(([account]) => account);
+  const withPacks = short.length > 0 ? await accountsWithPacks(tx, dialect, short) : new Set<string>();
   for (const [account, want] of asked) {
     const own = fromFree.get(account);
     // No row (ensureMonths was not called for it): the one-account path creates it.
     if (own === undefined) got.set(account, await grantAccount(tx, dialect, account, month, want, free));
-    else got.set(account, own === want ? want : own + (await grantFromPacks(tx, dialect, account, month, want - own)));
+    else if (own === want || !withPacks.has(account)) got.set(account, own);
+    else got.set(account, own + (await grantFromPacks(tx, dialect, account, month, want - own)));
   }
   return got;
+}
+
+/** Which of `accounts` have an active pack with visits left (read, not locked: grantPacks locks them). */
+async function accountsWithPacks(tx: Tx, dialect: Dialect, accounts: string[]): Promise<Set<string>> {
+  const { rows } = await sql<{ account_id: string }>`select distinct account_id from capacity_packs
+    where account_id in (select account_id from ${jsonRows(dialect, accounts.map((a) => [a]), [['account_id', 'text']])} as v)
+    and status = 'active' and visits_used < visits`.execute(tx);
+  return new Set(rows.map((row) => row.account_id));
 }
 
 /** Up to n visits from the account's active packs, oldest first, counted as recorded in its month's row. */
