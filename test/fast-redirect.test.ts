@@ -65,6 +65,20 @@ eachDatabase('the redirect fast path and its Fastify fallback', (kind) => {
     assert.deepEqual(body.daily.at(-1), { date: '2026-11-15', total: 2, s: 1, q: 1 });
   });
 
+  test('a redirect frames its empty body, so HTTP/1.1 and HTTP/1.0 keep-alive connections carry the next request', async () => {
+    const link = await linkWithKey(h);
+    const port = Number(new URL(h.baseUrl).port);
+    const request = (version: string, connection: string) => `GET /s/${link.slug} HTTP/${version}\r\nHost: x\r\nConnection: ${connection}\r\n\r\n`;
+    for (const version of ['1.1', '1.0']) {
+      // Pipelined: the second request is answered only if the first response's end was known.
+      const received = await exchange(port, request(version, 'keep-alive') + request(version, 'close'));
+      const responses = received.split(/(?=HTTP\/1\.\d 302 )/);
+      assert.equal(responses.length, 2, `HTTP/${version}: ${received}`);
+      for (const response of responses) assert.match(response, /\r\n(transfer-encoding: chunked|content-length: 0)\r\n/i, `HTTP/${version}: ${response}`);
+      assert.match(responses[0]!, /\r\nConnection: keep-alive\r\n/, `HTTP/${version}`);
+    }
+  });
+
   test('a query string or fragment is not part of the slug, even one holding slashes or percent signs', async () => {
     const link = await linkWithKey(h);
     const port = Number(new URL(h.baseUrl).port);

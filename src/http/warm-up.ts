@@ -9,8 +9,8 @@ const CONNECTIONS = 8;
 const DEADLINE_MS = 3000;
 /** A redirect request with the headers a visit reads (visit-headers.ts), as a load generator sends it. */
 const REQUEST = Buffer.from('GET /s/warm-up HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: warm-up\r\nReferer: https://example.org/\r\nCF-IPCountry: DE\r\n\r\n');
-/** Each answer has headers and no body: it ends at the blank line. */
-const END_OF_ANSWER = '\r\n\r\n';
+/** Each answer has headers and an empty chunked body, as a redirect over HTTP/1.1 (fast-redirect.ts). */
+const END_OF_ANSWER = '\r\n\r\n0\r\n\r\n';
 
 /**
  * Sends redirects through node:http over loopback before the service boots (docs/decisions.md, "HTTP
@@ -33,7 +33,7 @@ export async function warmUpHttp(requests = WARM_UP_REQUESTS): Promise<number> {
     // Getters: read for what they teach V8, like the redirect path's reads.
     void req.socket.remoteAddress;
     void req.rawHeaders.length;
-    res.writeHead(302, ['cache-control', 'private, no-store', 'location', 'https://example.org/warm-up', 'content-length', '0']);
+    res.writeHead(302, ['cache-control', 'private, no-store', 'location', 'https://example.org/warm-up']);
     res.end();
   });
   const sockets: net.Socket[] = [];
