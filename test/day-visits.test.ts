@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
+import type { UaClass } from '../src/domain/analytics/classify.js';
 import { DayVisits, MAX_COUNTRIES } from '../src/domain/analytics/day-visits.js';
 import { LinkTable, type LinkRef } from '../src/domain/analytics/link-table.js';
 import type { Source, VisitClass } from '../src/domain/analytics/ports.js';
@@ -111,7 +112,7 @@ test('day buffers sent to another thread arrive whole, words moved rather than c
 });
 
 test('a link reference keeps its index in the link table; another table looks the link up again', () => {
-  const visitor: VisitClass = { device: 'mobile', browser: 'Chrome', bot: false };
+  const visitor: UaClass = { id: 0, device: 'mobile', browser: 'Chrome', bot: false };
   const a = linkRef('link-a', 'account-1');
   const b = linkRef('link-b', null);
   const table = new LinkTable();
@@ -134,4 +135,21 @@ test('a link reference keeps its index in the link table; another table looks th
   next.addLink(a, 's', 'DE', visitor, 'direct');
   assert.deepEqual([a.table, a.index], [next.table.id, 0]);
   assert.deepEqual(read(next), ['link-a|account-1|s|DE|mobile|Chrome|false|direct']);
+});
+
+test("the redirect path finds a class by the classifier's id, however large, and by content after add()", () => {
+  const link = linkRef('link-a', 'account-1');
+  const day = new DayVisits('2026-11-21', 0, 1, new LinkTable());
+  const bot: UaClass = { id: 700, device: 'bot', browser: 'other', bot: true };
+  const mobile: UaClass = { id: 3, device: 'mobile', browser: 'Mobile Safari', bot: false };
+  day.add('link-b', null, 's', 'DE', { device: 'mobile', browser: 'Mobile Safari', bot: false }, 'direct');
+  for (const visitor of [bot, mobile, bot, mobile]) day.addLink(link, 's', 'DE', visitor, 'direct');
+  assert.deepEqual(read(day), [
+    'link-b||s|DE|mobile|Mobile Safari|false|direct',
+    'link-a|account-1|s|DE|bot|other|true|direct',
+    'link-a|account-1|s|DE|mobile|Mobile Safari|false|direct',
+    'link-a|account-1|s|DE|bot|other|true|direct',
+    'link-a|account-1|s|DE|mobile|Mobile Safari|false|direct',
+  ]);
+  assert.equal(day.classes.length, 2);
 });

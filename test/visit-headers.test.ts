@@ -3,6 +3,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
+import { countryOf } from '../src/http/country.js';
 import { isHeader, visitHeaders } from '../src/http/visit-headers.js';
 
 /**
@@ -86,4 +87,19 @@ test('header names match in any ASCII case and nothing else', () => {
   // Only A-Z fold: '@' (64) and '[' (91) sit next to them and must not.
   assert.ok(!isHeader('@', '`'));
   assert.ok(!isHeader('[', '{'));
+});
+
+test("the edge's country header: two letters in either case become the capital code, XX and anything else unknown", () => {
+  const country = countryOf(COUNTRY);
+  const reference = (value: string | undefined) => {
+    if (value === undefined || !/^[A-Za-z]{2}$/.test(value)) return 'unknown';
+    return value.toUpperCase() === 'XX' ? 'unknown' : value.toUpperCase();
+  };
+  for (const value of ['de', 'De', 'dE', 'DE', 'us', 'ZZ', 'aa', 'xx', 'XX', 'Xx', 'T1', 'd1', 'deu', '', ' d', '@a', 'a[', '`a', undefined]) {
+    assert.equal(country(value, '127.0.0.1'), reference(value), String(value));
+  }
+  fc.assert(
+    fc.property(fc.string({ maxLength: 3 }), (value) => country(value, '127.0.0.1') === reference(value)),
+    { numRuns: RUNS },
+  );
 });

@@ -1,4 +1,5 @@
 import { joinLines, LinkTable, splitLines, type LinkRef, type LinkTableSlice } from './link-table.js';
+import type { UaClass } from './classify.js';
 import type { Source, VisitClass } from './ports.js';
 
 /** Classes and countries share a 32-bit word with the source (as in the journal, store/journal.ts). */
@@ -63,6 +64,11 @@ export class DayVisits {
   /** Class objects seen, and their content: the classifier hands out one object per class, mostly. */
   private readonly classIds = new Map<VisitClass, number>();
   private readonly classKeys = new Map<string, number>();
+  /**
+   * Per id of the classifier's classes (classify.ts: a few hundred at most), the class's index here + 1,
+   * or 0 when not seen yet: the redirect path's lookup is an array read, where the map hashed.
+   */
+  private classByUaId = new Int32Array(64);
 
   constructor(
     readonly day: string,
@@ -77,26 +83,44 @@ export class DayVisits {
 
   /** Appends a visit; false (nothing appended) when the day has more distinct classes or countries than fit. */
   add(linkId: string, accountId: string | null, source: Source, country: string, visitor: VisitClass, referrer: string): boolean {
-    const packed = this.pack(source, country, visitor);
+    const packed = this.pack(source, country, this.classIds.get(visitor) ?? this.classOf(visitor));
     if (packed === -1) return false;
     this.push(this.table.of(linkId, accountId), this.referrerOf(referrer), packed);
     return true;
   }
 
-  /** add() for the redirect path: the link's index comes from its reference (link-table.ts). */
-  addLink(link: LinkRef, source: Source, country: string, visitor: VisitClass, referrer: string): boolean {
-    const packed = this.pack(source, country, visitor);
+  /**
+   * add() for the redirect path: the link's index comes from its reference (link-table.ts), the
+   * class's from the classifier's id.
+   */
+  addLink(link: LinkRef, source: Source, country: string, visitor: UaClass, referrer: string): boolean {
+    const packed = this.pack(source, country, this.uaClass(visitor));
     if (packed === -1) return false;
     this.push(this.table.indexOf(link), this.referrerOf(referrer), packed);
     return true;
   }
 
-  /** The visit's third word, or -1 when its class or country does not fit (nothing is added then). */
-  private pack(source: Source, country: string, visitor: VisitClass): number {
-    const c = this.classIds.get(visitor) ?? this.classOf(visitor);
+  /** The visit's third word, or -1 when its class (-1) or country does not fit (nothing is added then). */
+  private pack(source: Source, country: string, c: number): number {
     const k = this.countryIds.get(country) ?? this.countryOf(country);
     if (c === -1 || k === -1) return -1;
     return visitWord(c, k, source === 'q' ? 1 : 0);
+  }
+
+  /** The index of a classifier's class, or -1 when the table is full. */
+  private uaClass(visitor: UaClass): number {
+    const id = visitor.id;
+    const known = id < this.classByUaId.length ? this.classByUaId[id]! : 0;
+    if (known !== 0) return known - 1;
+    const c = this.classIds.get(visitor) ?? this.classOf(visitor);
+    if (c === -1) return -1;
+    if (id >= this.classByUaId.length) {
+      const grown = new Int32Array(Math.max(id + 1, 2 * this.classByUaId.length));
+      grown.set(this.classByUaId);
+      this.classByUaId = grown;
+    }
+    this.classByUaId[id] = c + 1;
+    return c;
   }
 
   /** Distinct links, by index (of all the table's buffers), and each one's account (null: a trial link). */
