@@ -79,7 +79,8 @@ export async function grantAccount(tx: Tx, dialect: Dialect, accountId: string, 
 /**
  * Creates the month's rows of accounts that have none yet (rows of zeros: nothing is granted or
  * counted), in one statement before the flush's transaction. Inside it, a new row's insert would take
- * that row's lock out of grantAccounts' ascending order.
+ * that row's lock out of grantAccounts' ascending order. `accounts` are in ascending order, so two
+ * instances inserting overlapping accounts at once wait for each other in one order.
  */
 export async function ensureMonths(db: Kysely<AnalyticsDB>, dialect: Dialect, month: string, accounts: string[]): Promise<void> {
   if (accounts.length === 0) return;
