@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from './database.js';
 import { jsonRows } from './json-rows.js';
+import { pace } from './pace.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
@@ -125,7 +126,11 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
     // No row (ensureMonths was not called for it): the one-account path creates it.
     if (own === undefined) got.set(account, await grantAccount(tx, dialect, account, month, want, free));
     else if (own === want || !withPacks.has(account)) got.set(account, own);
-    else got.set(account, own + (await grantFromPacks(tx, dialect, account, month, want - own)));
+    else {
+      // Statements per account again: yield between accounts, as the one-by-one path does (pace.ts).
+      await pace();
+      got.set(account, own + (await grantFromPacks(tx, dialect, account, month, want - own)));
+    }
   }
   return got;
 }
