@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { LinkTable } from '../domain/analytics/link-table.js';
 import type { DayVisits, DeviceClass, Source, VisitClass } from '../domain/analytics/ports.js';
-import { visitWord, wordClass, wordCountry, wordSource } from '../domain/analytics/day-visits.js';
+import { visitWord, withRoom, wordClass, wordCountry, wordSource } from '../domain/analytics/day-visits.js';
 
 /**
  * The journal: what a flush makes durable, folded into the rollups later (rollup.ts). A batch holds one
@@ -59,7 +59,7 @@ class Index {
 
 /** What the journal keeps per link of a link table: its bucket. */
 interface TableNotes {
-  buckets: Uint8Array;
+  buckets: Uint8Array<ArrayBuffer>;
   /** Entries noted so far (tables only grow). */
   size: number;
 }
@@ -71,11 +71,7 @@ function notesOf(table: LinkTable): TableNotes {
   let n = notes.get(table);
   if (n === undefined) notes.set(table, (n = { buckets: new Uint8Array(Math.max(1024, table.size)), size: 0 }));
   if (n.size < table.size) {
-    if (n.buckets.length < table.size) {
-      const grown = new Uint8Array(Math.max(table.size, 2 * n.buckets.length));
-      grown.set(n.buckets.subarray(0, n.size));
-      n.buckets = grown;
-    }
+    n.buckets = withRoom(n.buckets, table.size);
     for (let l = n.size; l < table.size; l++) n.buckets[l] = bucketOf(table.links[l]!);
     n.size = table.size;
   }

@@ -17,11 +17,14 @@ export const wordCountry = (word: number): number => (word >>> 1) & (MAX_COUNTRI
 /** 1 for `q`, 0 for `s`. */
 export const wordSource = (word: number): number => word & 1;
 
-/** `words`, or a copy twice as long when it holds fewer than `length`. */
-export function withRoom(words: Uint32Array<ArrayBuffer>, length: number): Uint32Array<ArrayBuffer> {
-  if (length <= words.length) return words;
-  const grown = new Uint32Array(Math.max(length, words.length * 2));
-  grown.set(words);
+/** A typed array that withRoom grows. */
+type Growable = Uint8Array<ArrayBuffer> | Uint32Array<ArrayBuffer>;
+
+/** `array`, or a copy of the same kind at least twice as long when it holds fewer than `length`. */
+export function withRoom<T extends Growable>(array: T, length: number): T {
+  if (length <= array.length) return array;
+  const grown = new (array.constructor as new (length: number) => T)(Math.max(length, array.length * 2));
+  grown.set(array);
   return grown;
 }
 
@@ -65,10 +68,11 @@ export class DayVisits {
   private readonly classIds = new Map<VisitClass, number>();
   private readonly classKeys = new Map<string, number>();
   /**
-   * Per id of the classifier's classes (classify.ts: a few hundred at most), the class's index here + 1,
-   * or 0 when not seen yet: the redirect path's lookup is an array read, where the map hashed.
+   * Per id of the classifier's classes, the class's index here + 1, or 0 when not seen yet: the
+   * redirect path's lookup is an array read, where the map hashed. Ids are interned (device, browser,
+   * bot) triples of classify.ts, at most 5 × 45 × 2; a class past the array is found by the map.
    */
-  private classByUaId = new Int32Array(64);
+  private readonly classByUaId = new Int32Array(512);
 
   constructor(
     readonly day: string,
@@ -113,13 +117,7 @@ export class DayVisits {
     const known = id < this.classByUaId.length ? this.classByUaId[id]! : 0;
     if (known !== 0) return known - 1;
     const c = this.classIds.get(visitor) ?? this.classOf(visitor);
-    if (c === -1) return -1;
-    if (id >= this.classByUaId.length) {
-      const grown = new Int32Array(Math.max(id + 1, 2 * this.classByUaId.length));
-      grown.set(this.classByUaId);
-      this.classByUaId = grown;
-    }
-    this.classByUaId[id] = c + 1;
+    if (c !== -1 && id < this.classByUaId.length) this.classByUaId[id] = c + 1;
     return c;
   }
 
