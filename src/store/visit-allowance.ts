@@ -77,6 +77,9 @@ export async function grantAccount(tx: Tx, dialect: Dialect, accountId: string, 
   return fromFree === n ? n : fromFree + (await grantFromPacks(tx, dialect, accountId, month, n - fromFree));
 }
 
+/** Account ids as a derived table of one column, `account_id` (json-rows.ts). */
+const accountList = (dialect: Dialect, accounts: string[]) => jsonRows(dialect, accounts.map((account) => [account]), [['account_id', 'text']]);
+
 /**
  * Creates the month's rows of accounts that have none yet (rows of zeros: nothing is granted or
  * counted), in one statement before the flush's transaction. Inside it, a new row's insert would take
@@ -85,7 +88,7 @@ export async function grantAccount(tx: Tx, dialect: Dialect, accountId: string, 
  */
 export async function ensureMonths(db: Kysely<AnalyticsDB>, dialect: Dialect, month: string, accounts: string[]): Promise<void> {
   if (accounts.length === 0) return;
-  const rows = jsonRows(dialect, accounts.map((account) => [account]), [['account_id', 'text']]);
+  const rows = accountList(dialect, accounts);
   // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
   await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant)
     select account_id, ${month}, 0, 0, 0 from ${rows} as v where true
@@ -105,16 +108,16 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
   const asked = wants.filter(([, n]) => n > 0);
   const got = new Map<string, number>();
   if (asked.length === 0) return got;
-  const offers = () => jsonRows(dialect, asked, [['account_id', 'text'], ['n', 'bigint']]);
+  const offers = jsonRows(dialect, asked, [['account_id', 'text'], ['n', 'bigint']]);
   if (dialect === 'postgres') {
     await sql`select account_id from visit_months where month = ${month}
-      and account_id in (select account_id from ${offers()} as v) order by account_id for update`.execute(tx);
+      and account_id in (select account_id from ${offers} as v) order by account_id for update`.execute(tx);
   }
   const n = sql<number>`v.n`;
   const taken = await sql<{ account_id: string; last_grant: number | string }>`update visit_months
     set free_used = ${capped('free_used', n, free)}, last_grant = ${capped('free_used', n, free)} - free_used,
       recorded = recorded + ${capped('free_used', n, free)} - free_used
-    from ${offers()} as v where visit_months.account_id = v.account_id and visit_months.month = ${month}
+    from ${offers} as v where visit_months.account_id = v.account_id and visit_months.month = ${month}
     returning visit_months.account_id, visit_months.last_grant`.execute(tx);
   const fromFree = new Map(taken.rows.map((row) => [row.account_id, Number(row.last_grant)]));
   // Accounts past their free visits go to their packs; those without a pack with room left (every
@@ -138,7 +141,7 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
 /** Which of `accounts` have an active pack with visits left (read, not locked: grantPacks locks them). */
 async function accountsWithPacks(tx: Tx, dialect: Dialect, accounts: string[]): Promise<Set<string>> {
   const { rows } = await sql<{ account_id: string }>`select distinct account_id from capacity_packs
-    where account_id in (select account_id from ${jsonRows(dialect, accounts.map((a) => [a]), [['account_id', 'text']])} as v)
+    where account_id in (select account_id from ${accountList(dialect, accounts)} as v)
     and status = 'active' and visits_used < visits`.execute(tx);
   return new Set(rows.map((row) => row.account_id));
 }

@@ -36,16 +36,16 @@ export async function addGaps(tx: Transaction<AnalyticsDB>, dialect: Dialect, sh
   if (byKey.size === 0) return;
   // Sorted: the order of every flush's locks (visit-store.ts).
   const gaps = [...byKey].sort(([a], [b]) => (a < b ? -1 : 1));
-  const rows = () => jsonRows(dialect, gaps.map(([, g]) => ['', g.linkId, g.reason, g.from, g.to]), COLUMNS);
+  const rows = jsonRows(dialect, gaps.map(([, g]) => ['', g.linkId, g.reason, g.from, g.to]), COLUMNS);
   const recent = sql`visit_gaps.link_id = v.link_id and visit_gaps.reason = v.reason and visit_gaps.to_ms >= v.gap_from - ${GAP_MERGE_MS}`;
   if (dialect === 'postgres') {
-    await sql`select visit_gaps.id from visit_gaps join ${rows()} as v on ${recent}
+    await sql`select visit_gaps.id from visit_gaps join ${rows} as v on ${recent}
       order by visit_gaps.link_id, visit_gaps.reason, visit_gaps.id for update of visit_gaps`.execute(tx);
   }
   const extended = await sql<{ link_id: string; reason: string }>`update visit_gaps
     set from_ms = case when visit_gaps.from_ms > v.gap_from then v.gap_from else visit_gaps.from_ms end,
       to_ms = case when visit_gaps.to_ms < v.gap_to then v.gap_to else visit_gaps.to_ms end
-    from ${rows()} as v where ${recent}
+    from ${rows} as v where ${recent}
     returning visit_gaps.link_id, visit_gaps.reason`.execute(tx);
   const done = new Set(extended.rows.map((row) => `${row.link_id}|${row.reason}`));
   const fresh = gaps.filter(([key]) => !done.has(key)).map(([, g]) => [crypto.randomUUID(), g.linkId, g.reason, g.from, g.to]);
