@@ -4,12 +4,37 @@ import { after, before, beforeEach, test } from 'node:test';
 import { KyselyAnalyticsStore } from '../src/store/analytics-store.js';
 import { analyticsDb } from '../src/store/analytics-schema.js';
 import { addGaps } from '../src/store/visit-gaps.js';
-import { eachDatabase } from './helpers/databases.js';
+import { eachDatabase, type DatabaseKind } from './helpers/databases.js';
 import { Harness } from './helpers/harness.js';
 import { linkWithKey, stats, visit } from './helpers/analytics.js';
 
 const DAY = 86_400_000;
 const ENV = { FREE_VISITS_PER_MONTH: '5', TRACKING_DAILY_LIMIT: '12', COUNTRY_HEADER: 'CF-IPCountry' };
+
+/**
+ * Three rounds, each on a UTC day of its own: three new accounts get 8 visits each, 4 through `h` and
+ * 4 through a second instance on the same database, both flush at once, then `check` reads the round.
+ */
+async function splitOverTwoInstances(
+  h: Harness,
+  kind: DatabaseKind,
+  env: Record<string, string>,
+  check: (links: Awaited<ReturnType<typeof linkWithKey>>[], round: number) => Promise<void>,
+): Promise<void> {
+  const h2 = await Harness.start(kind, env, h.database);
+  try {
+    for (let round = 0; round < 3; round++) {
+      h.clock.advance(DAY);
+      h2.clock.ms = h.clock.ms;
+      const links = [await linkWithKey(h), await linkWithKey(h), await linkWithKey(h)];
+      await Promise.all(links.flatMap((l) => [visit(h, l.slug, 4), visit(h2, l.slug, 4)]));
+      await Promise.all([h.app.visitRecorder.flush(), h2.app.visitRecorder.flush()]);
+      await check(links, round);
+    }
+  } finally {
+    await h2.close({ keepDatabase: true });
+  }
+}
 
 eachDatabase('recording allowance and daily ceiling', (kind) => {
   let h: Harness;
@@ -84,22 +109,12 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
   });
 
   test('two instances flushing one database at once never record more than allowed', async () => {
-    const h2 = await Harness.start(kind, ENV, h.database);
-    try {
-      for (let round = 0; round < 3; round++) {
-        h.clock.advance(DAY);
-        h2.clock.ms = h.clock.ms;
-        const links = [await linkWithKey(h), await linkWithKey(h), await linkWithKey(h)];
-        // 3 accounts x 8 visits, split over both instances: the accounts allow 15, the ceiling 12.
-        await Promise.all(links.flatMap((l) => [visit(h, l.slug, 4), visit(h2, l.slug, 4)]));
-        await Promise.all([h.app.visitRecorder.flush(), h2.app.visitRecorder.flush()]);
-        const totals = await Promise.all(links.map(async (l) => (await stats(h, l.id, l.key)).total));
-        assert.equal(totals.reduce((a, b) => a + b, 0), 12, `round ${round}: ${totals}`);
-        for (const t of totals) assert.ok(t <= 5, `round ${round}: an account recorded ${t} of 5`);
-      }
-    } finally {
-      await h2.close({ keepDatabase: true });
-    }
+    // The accounts allow 15, the ceiling 12.
+    await splitOverTwoInstances(h, kind, ENV, async (links, round) => {
+      const totals = await Promise.all(links.map(async (l) => (await stats(h, l.id, l.key)).total));
+      assert.equal(totals.reduce((a, b) => a + b, 0), 12, `round ${round}: ${totals}`);
+      for (const t of totals) assert.ok(t <= 5, `round ${round}: an account recorded ${t} of 5`);
+    });
   });
 
   test('every refused link has a gap of its own, extended by later refusals and new after an hour', async () => {
@@ -215,22 +230,12 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
   });
 
   test('two instances flushing at once grant each account exactly its free visits', async () => {
-    const h2 = await Harness.start(kind, env, h.database);
-    try {
-      for (let round = 0; round < 3; round++) {
-        h.clock.advance(DAY);
-        h2.clock.ms = h.clock.ms;
-        const links = [await linkWithKey(h), await linkWithKey(h), await linkWithKey(h)];
-        // 3 accounts x 8 visits, split over both instances; each account allows 5.
-        await Promise.all(links.flatMap((l) => [visit(h, l.slug, 4), visit(h2, l.slug, 4)]));
-        await Promise.all([h.app.visitRecorder.flush(), h2.app.visitRecorder.flush()]);
-        for (const l of links) {
-          assert.equal((await stats(h, l.id, l.key)).total, 5, `round ${round}`);
-          assert.equal((await recording(l.accountId)).recordedThisMonth, 5, `round ${round}`);
-        }
+    // Each account allows 5; the ceiling does not bind.
+    await splitOverTwoInstances(h, kind, env, async (links, round) => {
+      for (const l of links) {
+        assert.equal((await stats(h, l.id, l.key)).total, 5, `round ${round}`);
+        assert.equal((await recording(l.accountId)).recordedThisMonth, 5, `round ${round}`);
       }
-    } finally {
-      await h2.close({ keepDatabase: true });
-    }
+    });
   });
 });
