@@ -16,17 +16,11 @@
  */
 import crypto from 'node:crypto';
 import path from 'node:path';
+import type { LinkRef } from '../src/domain/analytics/link-table.js';
 import { COUNTRIES, REFERRERS, USER_AGENTS } from './redirect/traffic.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const LINKS = 10_000;
-
-interface LinkRef {
-  id: string;
-  accountId: string | null;
-  table: number;
-  index: number;
-}
 
 const BATCH = 64;
 const BATCHES = 800;
