@@ -50,6 +50,18 @@ const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
 const hasTaskset = spawnSync('taskset', ['--version']).error === undefined;
 const pinned = (core: string, command: string[]) => (hasTaskset ? ['taskset', '-c', core, ...command] : command);
 
+/**
+ * How `npm start` of the checkout that holds `dist` runs it: node, the start script's flags (a larger
+ * young generation, docs/decisions.md), then `<dist>/server.js`. A baseline build is run with its own
+ * checkout's flags, as it was started then.
+ */
+function serviceArgs(dist: string): string[] {
+  const start: string = JSON.parse(fs.readFileSync(path.join(dist, '..', 'package.json'), 'utf8')).scripts.start;
+  const words = start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/server.js') throw new Error(`unexpected start script: ${start}`);
+  return [process.execPath, ...words.slice(1, -1), path.join(dist, 'server.js')];
+}
+
 interface Figures {
   rps: number;
   p50: number;
@@ -207,11 +219,11 @@ async function main(): Promise<void> {
     TRACKING_DAILY_LIMIT: '1000000000',
     REDIRECT_FLOOD_PER_MINUTE: '100000000',
   };
-  const serviceCommand = pinned(SERVER_CORE, [process.execPath, 'dist/server.js']);
+  const serviceCommand = pinned(SERVER_CORE, serviceArgs(path.resolve('dist')));
   const baseline: Server[] = [];
   if (BASELINE_DIST) {
     const baselineUrl = `sqlite:${path.join(dir, 'baseline.db')}`;
-    const command = pinned(SERVER_CORE, [process.execPath, path.join(path.resolve(BASELINE_DIST), 'server.js')]);
+    const command = pinned(SERVER_CORE, serviceArgs(path.resolve(BASELINE_DIST)));
     const baselineEnv = { ...env, DATABASE_URL: baselineUrl, PORT: '3904' };
     // The baseline build migrates its own database (it may know fewer migrations than this one), then
     // the same links are put in: its own copy of what the service serves.
