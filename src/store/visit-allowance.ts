@@ -19,6 +19,16 @@ const capped = (column: string, n: number | RawBuilder<number>, limit: number) =
   sql<number>`case when ${sql.ref(column)} >= ${limit} then ${sql.ref(column)} when ${sql.ref(column)} + ${n} > ${limit} then ${limit} else ${sql.ref(column)} + ${n} end`;
 
 /**
+ * What a grant of up to n visits from a month's free visits sets on its visit_months row: free_used
+ * raised, capped at `free`; last_grant, what that took; and the same counted as recorded. One
+ * statement per row, whether n is a number (grantAccount) or a column of the offers (grantAccounts).
+ */
+const fromFreeVisits = (n: number | RawBuilder<number>, free: number) => {
+  const used = capped('free_used', n, free);
+  return { free_used: used, last_grant: sql<number>`${used} - free_used`, recorded: sql<number>`recorded + ${used} - free_used` };
+};
+
+/**
  * Locks the day's row for the rest of the transaction, creating it first on the day's first flush: an
  * update that finds the row (every other flush) both locks it and spares the insert.
  */
@@ -56,11 +66,7 @@ export async function grantAccount(tx: Tx, dialect: Dialect, accountId: string, 
   const takeFree = () =>
     tx
       .updateTable('visit_months')
-      .set({
-        free_used: capped('free_used', n, free),
-        last_grant: sql<number>`${capped('free_used', n, free)} - free_used`,
-        recorded: sql<number>`recorded + ${capped('free_used', n, free)} - free_used`,
-      })
+      .set(fromFreeVisits(n, free))
       .where('account_id', '=', accountId)
       .where('month', '=', month)
       .returning('last_grant');
@@ -113,10 +119,9 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
     await sql`select account_id from visit_months where month = ${month}
       and account_id in (select account_id from ${offers} as v) order by account_id for update`.execute(tx);
   }
-  const n = sql<number>`v.n`;
+  const set = fromFreeVisits(sql<number>`v.n`, free);
   const taken = await sql<{ account_id: string; last_grant: number | string }>`update visit_months
-    set free_used = ${capped('free_used', n, free)}, last_grant = ${capped('free_used', n, free)} - free_used,
-      recorded = recorded + ${capped('free_used', n, free)} - free_used
+    set free_used = ${set.free_used}, last_grant = ${set.last_grant}, recorded = ${set.recorded}
     from ${offers} as v where visit_months.account_id = v.account_id and visit_months.month = ${month}
     returning visit_months.account_id, visit_months.last_grant`.execute(tx);
   const fromFree = new Map(taken.rows.map((row) => [row.account_id, Number(row.last_grant)]));
