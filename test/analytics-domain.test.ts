@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { accountTotals, trim } from '../src/domain/analytics/allocation.js';
-import { classifyAgent, referrerHost, ResettingCache, VisitClassifier } from '../src/domain/analytics/classify.js';
+import { classifyAgent, referrerHost, VisitClassifier } from '../src/domain/analytics/classify.js';
 import { CSV_HEADER, toCsv } from '../src/domain/analytics/csv.js';
 import { DayVisits } from '../src/domain/analytics/day-visits.js';
+import { ResettingCache } from '../src/domain/resetting-cache.js';
 import { UA } from './helpers/analytics.js';
 
 /** Visits in arrival order, as [link, account] pairs. */

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import { ResettingCache } from './analytics/classify.js';
+import { ResettingCache } from './resetting-cache.js';
 
 /**
  * A "network" for trial allowances and idempotent replays is the client's IPv4 address, or its IPv6

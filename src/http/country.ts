@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { Reader, type CountryResponse } from 'maxmind';
-import { ResettingCache } from '../domain/analytics/classify.js';
+import { ResettingCache } from '../domain/resetting-cache.js';
 
 type CountryRecord = CountryResponse & { country_code?: string };
 
