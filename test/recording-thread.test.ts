@@ -99,6 +99,24 @@ eachDatabase('the recording thread', (kind) => {
     assert.deepEqual(restarts, ['at the next tick', 'in 2 s (2 threads exited in a row)', 'at the next tick']);
   });
 
+  test('a handover copies the visits to the thread: the day buffer\'s memory is not detached', async () => {
+    // Transferring it would detach it, and the first detach in a process deoptimizes Node's HTTP and
+    // stream code for good (day-visits.ts, DayVisitsMessage).
+    let now = Date.UTC(2026, 10, 23, 12);
+    const thread = new RecordingThread(db, settings, () => {});
+    await thread.start(now);
+    try {
+      const day = new DayVisits('2026-11-23', now, 1, new LinkTable());
+      const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
+      for (let i = 0; i < 5; i++) day.add('link-y', null, 's', 'DE', visitor, 'direct');
+      await thread.tick({ now: (now += 1000), days: [day], dropped: [] });
+      assert.equal(thread.released, 5, 'the thread took the visits');
+      assert.equal(day.toMessage(0).words.length, 15, 'the sender still reads its words');
+    } finally {
+      await thread.stop(idle((now += 1000)));
+    }
+  });
+
   test('visits a dying thread held become a service-wide gap from its last durable flush', async () => {
     const t0 = Date.UTC(2026, 10, 22, 12);
     let now = t0;

@@ -75,9 +75,9 @@ export function recordingBackend(database: Database, settings: LoopSettings, onE
 
 /**
  * The recording thread (recording-worker.ts), seen from the event loop. Visits are handed over as
- * messages whose word arrays are transferred, not copied (day-visits.ts). A thread that dies is
- * replaced at the next tick under a new instance id: what it held is lost, and the old instance's
- * silence becomes a gap when it is reaped (docs/decisions.md, "Heartbeats").
+ * messages whose word arrays are copied, never transferred (day-visits.ts, DayVisitsMessage). A
+ * thread that dies is replaced at the next tick under a new instance id: what it held is lost, and
+ * the old instance's silence becomes a gap when it is reaped (docs/decisions.md, "Heartbeats").
  */
 export class RecordingThread implements RecordingBackend {
   released = 0;
@@ -144,14 +144,12 @@ export class RecordingThread implements RecordingBackend {
       if (op !== 'start') this.call('start', { now: handover.now, days: [], dropped: [] }).catch(this.onError);
     }
     const id = this.nextId++;
-    const transfer: ArrayBuffer[] = [];
     let visits = 0;
     const sent = new Map<number, number>();
     const days = handover.days.map((day) => {
       visits += day.count;
-      const { message, transfer: buffers } = day.toMessage(sent.get(day.table.id) ?? this.linksSent.get(day.table.id) ?? 0);
+      const message = day.toMessage(sent.get(day.table.id) ?? this.linksSent.get(day.table.id) ?? 0);
       sent.set(day.table.id, day.table.size);
-      transfer.push(...buffers);
       return message;
     });
     // Losses travel with a request that flushes (start only registers).
@@ -159,7 +157,8 @@ export class RecordingThread implements RecordingBackend {
     const request: Request = { id, op, now: handover.now, days, dropped };
     return new Promise<void>((resolve, reject) => {
       try {
-        this.worker!.postMessage(request, transfer);
+        // No transfer list: nothing is detached (day-visits.ts, DayVisitsMessage).
+        this.worker!.postMessage(request);
       } catch (error) {
         // Nothing was sent: these visits are lost, and reported as a gap with the next request.
         this.unsent(visits, handover.now, handover.now, request.dropped);

@@ -29,11 +29,18 @@ export function withRoom<T extends Growable>(array: T, length: number): T {
 }
 
 /**
- * A DayVisits as a message to another thread: the words' memory is handed over (transferred, not
- * copied), the links are those of its link table that the thread was not sent before, and each other
- * table of strings is one string joined by newlines, copied in one piece where an array of strings is
- * cloned string by string. No value contains a newline: referrers are normalised hosts, countries two
- * letters.
+ * A DayVisits as a message to another thread: the words are copied (structured clone), the links are
+ * those of its link table that the thread was not sent before, and each other table of strings is
+ * one string joined by newlines, copied in one piece where an array of strings is cloned string by
+ * string. No value contains a newline: referrers are normalised hosts, countries two letters.
+ *
+ * Copied, not transferred: transferring an ArrayBuffer detaches it, and the first detach in a
+ * process makes V8 give up its "no ArrayBuffer was ever detached" assumption for good. Every typed
+ * array and Buffer access in optimized code then checks for detachment, and the code already
+ * optimized on the assumption is thrown away at once: Node's HTTP, stream, tick and async-id code
+ * (which keeps its counters in typed arrays), a redirect's whole path. Under the redirect
+ * benchmark's load that wave came with the first flush (docs/benchmarks.md, "Tenth session"). A
+ * second's words are a few hundred kilobytes: copying them costs far less.
  */
 export interface DayVisitsMessage {
   day: string;
@@ -132,20 +139,20 @@ export class DayVisits {
 
   /**
    * This buffer as a message (see DayVisitsMessage), for a thread that holds the first `linksSent`
-   * entries of its link table already; the buffer must not be used afterwards.
+   * entries of its link table already. Post it without a transfer list: its words are a copy of the
+   * visits' words alone (the buffer's spare room stays here), and this buffer's memory stays attached.
    */
-  toMessage(linksSent: number): { message: DayVisitsMessage; transfer: ArrayBuffer[] } {
-    const message: DayVisitsMessage = {
+  toMessage(linksSent: number): DayVisitsMessage {
+    return {
       day: this.day,
       from: this.from,
       count: this.count,
-      words: this.words,
+      words: this.words.slice(0, WORDS * this.count),
       links: this.table.slice(linksSent),
       referrers: joinLines(this.referrers),
       classes: this.classes,
       countries: joinLines(this.countries),
     };
-    return { message, transfer: [this.words.buffer] };
   }
 
   /** The buffer of a message; `tables` are this thread's mirrors of the sender's link tables, by id. */
