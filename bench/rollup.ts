@@ -2,9 +2,10 @@
  * npm run bench:rollup — what one roll-up costs an instance with 10,000 busy links, on SQLite and on
  * PostgreSQL (when reachable at BENCH_POSTGRES_URL, default the local server): a fresh
  * database (bench/redirect/seed.ts), then per round 15 flushes of 40,000 visits each (15 s of the
- * redirect benchmark's traffic: random links, ten countries, three visitor classes, eight referrers)
- * through the real flush, then one roll-up (store/rollup.ts). Reported per round: the roll-up's wall
- * time and, on SQLite, the bytes it added to the write-ahead log (automatic checkpoints off, the log
+ * redirect benchmark's traffic: random links, ten countries, three visitor classes, eight referrers;
+ * BENCH_FLUSHES and BENCH_VISITS_PER_FLUSH change the counts) through the real flush, then one
+ * roll-up (store/rollup.ts). Reported per round: the roll-up's wall time and, on SQLite, the bytes it
+ * added to the write-ahead log (automatic checkpoints off, the log
  * emptied before each roll-up), since every log page is written twice (log, then database at
  * checkpoint) and checkpoints stall the connection that commits. Round 1 creates the day's rollup rows, later rounds
  * update them, as every roll-up but the first of a day does. Then the first roll-up after midnight,
@@ -30,8 +31,8 @@ import { PG_ADMIN, postgresUrl } from './postgres.js';
 import { seedLinks } from './redirect/seed.js';
 
 const LINKS = 10_000;
-const FLUSHES = 15;
-const VISITS_PER_FLUSH = 40_000;
+const FLUSHES = Number(process.env.BENCH_FLUSHES ?? 15);
+const VISITS_PER_FLUSH = Number(process.env.BENCH_VISITS_PER_FLUSH ?? 40_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const COUNTRIES = ['DE', 'FR', 'US', 'GB', 'NL', 'ES', 'IT', 'PL', 'SE', 'unknown'];
