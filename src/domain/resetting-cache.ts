@@ -29,8 +29,8 @@ function slotOf(key: string): number {
  * 130 characters, the largest cost of a visit's own code in redirect profiles; docs/benchmarks.md),
  * where a slot costs six characters and one comparison. Hand-written: no library keys a cache this way.
  *
- * Used on the redirect path by the visit classifier (analytics/classify.ts), the country lookup
- * (http/country.ts) and the flood guard's IPv6 networks (network.ts).
+ * Used by the visit classifier (analytics/classify.ts) and the country lookup (http/country.ts) on
+ * the redirect path, and by networkOf (network.ts: the flood guard's IPv6 networks, trial allowances).
  */
 export class ResettingCache<V> {
   private readonly map = new Map<string, V>();

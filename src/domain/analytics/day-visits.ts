@@ -38,7 +38,7 @@ export function withRoom<T extends Growable>(array: T, length: number): T {
  * process makes V8 give up its "no ArrayBuffer was ever detached" assumption for good. Every typed
  * array and Buffer access in optimized code then checks for detachment, and the code already
  * optimized on the assumption is thrown away at once: Node's HTTP, stream, tick and async-id code
- * (which keeps its counters in typed arrays), a redirect's whole path. Under the redirect
+ * (which keeps its counters in typed arrays) and the redirect path's own. Under the redirect
  * benchmark's load that wave came with the first flush (docs/benchmarks.md, "Tenth session"). A
  * second's words are a few hundred kilobytes: copying them costs far less.
  */
