@@ -20,6 +20,14 @@ const threadNices = (): number[] =>
   fs.readdirSync('/proc/self/task').map((tid) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
 const linux = fs.existsSync('/proc/self/task');
 
+/** A day buffer (with a link table of its own) holding `count` visits of one link, as the recorder hands them over. */
+function dayOf(day: string, from: number, link: string, count: number): DayVisits {
+  const buffer = new DayVisits(day, from, 1, new LinkTable());
+  const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
+  for (let i = 0; i < count; i++) buffer.add(link, null, 's', 'DE', visitor, 'direct');
+  return buffer;
+}
+
 eachDatabase('the recording thread', (kind) => {
   let db: TestDatabase;
   before(async () => {
@@ -106,9 +114,7 @@ eachDatabase('the recording thread', (kind) => {
     const thread = new RecordingThread(db, settings, () => {});
     await thread.start(now);
     try {
-      const day = new DayVisits('2026-11-23', now, 1, new LinkTable());
-      const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
-      for (let i = 0; i < 5; i++) day.add('link-y', null, 's', 'DE', visitor, 'direct');
+      const day = dayOf('2026-11-23', now, 'link-y', 5);
       await thread.tick({ now: (now += 1000), days: [day], dropped: [] });
       assert.equal(thread.released, 5, 'the thread took the visits');
       assert.equal(day.toMessage(0).words.length, 15, 'the sender still reads its words');
@@ -126,9 +132,7 @@ eachDatabase('the recording thread', (kind) => {
     // A real failure, not a mock (as in analytics-outage.test.ts): the flush's first table is renamed away.
     await sql`alter table visit_days rename to visit_days_away`.execute(db.db);
     try {
-      const day = new DayVisits('2026-11-22', now, 1, new LinkTable());
-      const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
-      for (let i = 0; i < 3; i++) day.add('link-x', null, 's', 'DE', visitor, 'direct');
+      const day = dayOf('2026-11-22', now, 'link-x', 3);
       await thread.tick({ now: (now += 1000), days: [day], dropped: [] });
       assert.equal(thread.released, 0, 'the thread holds the visits of the failed flush');
       await (thread as unknown as { worker: Worker }).worker.terminate();
@@ -152,11 +156,8 @@ test('threads that keep dying are started again after a growing wait, not at eve
   const unopenable = `sqlite:${notADirectory}/recording.db`;
   const settings = { limits: { freeVisitsPerMonth: 5000, trackingDailyLimit: 5000 }, flushIntervalMs: 1000, rollupIntervalMs: 60_000, heartbeatIntervalMs: 5000 };
   const thread = new RecordingThread({ url: unopenable, waitingWriters: undefined }, settings, () => {});
-  const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
   const tick = async (at: number, visits = 0) => {
-    const day = new DayVisits('2026-11-21', at - 500, 1, new LinkTable());
-    for (let i = 0; i < visits; i++) day.add('link-x', null, 's', 'DE', visitor, 'direct');
-    const outcome = await thread.tick({ now: at, days: visits > 0 ? [day] : [], dropped: [] }).then(
+    const outcome = await thread.tick({ now: at, days: visits > 0 ? [dayOf('2026-11-21', at - 500, 'link-x', visits)] : [], dropped: [] }).then(
       () => 'skipped',
       (error: Error) => error.message,
     );
