@@ -5,10 +5,10 @@
  * redirect benchmark's traffic: random links, ten countries, three visitor classes, eight referrers;
  * BENCH_FLUSHES and BENCH_VISITS_PER_FLUSH change the counts) through the real flush, then one
  * roll-up (store/rollup.ts). Reported per round: the roll-up's wall time and, on SQLite, the bytes it
- * added to the write-ahead log (automatic checkpoints off, the log
- * emptied before each roll-up), since every log page is written twice (log, then database at
- * checkpoint) and checkpoints stall the connection that commits. Round 1 creates the day's rollup rows, later rounds
- * update them, as every roll-up but the first of a day does. Then the first roll-up after midnight,
+ * added to the write-ahead log (automatic checkpoints off, the log emptied before each roll-up), since
+ * every log page is written twice (log, then database at checkpoint) and checkpoints stall the
+ * connection that commits. Round 1 creates the day's rollup rows, later rounds update them, as every
+ * roll-up but the first of a day does. Then the first roll-up after midnight,
  * which adds the finished day to the 7- and 28-day spans (one transaction; on SQLite it holds the
  * writing connection meanwhile).
  *
