@@ -9,9 +9,10 @@
  *
  * The machine's speed drifts by a third from minute to minute (a shared VM), so the servers are
  * measured in interleaved rounds of BENCH_SLICE_SECONDS each, every server frozen (SIGSTOP) while
- * another is measured: drift hits all of them alike, and ratios are taken per round. A last phase
- * sends an exact number of requests (autocannon `amount`) and checks that visits recorded equal
- * redirects served, after a graceful stop flushed the last batch.
+ * another is measured: drift hits all of them alike, and ratios are taken per round. Then the service
+ * and Fastify alone each run side by side with bare Node. An exact phase sends an exact number of
+ * requests (autocannon `amount`) and checks that visits recorded equal redirects served, after a
+ * graceful stop flushed the last batch. Last, fresh pairs of new processes run side by side.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,6 +39,16 @@ const EXACT_REQUESTS = Number(process.env.BENCH_EXACT_REQUESTS ?? 300_000);
  */
 const PAIRED_RUNS = Number(process.env.BENCH_PAIRED_RUNS ?? 3);
 const PAIRED_SECONDS = Number(process.env.BENCH_PAIRED_SECONDS ?? 10);
+/**
+ * Fresh pairs: BENCH_FRESH_PAIRS pairs of newly started processes, bare Node and the service (on a
+ * database of its own with the same links), each pair side by side for a warm-up run and then
+ * BENCH_FRESH_RUNS runs of BENCH_PAIRED_SECONDS. V8 compiles each process's hot code its own way and a
+ * process keeps its luck for its life, so the long-lived pair above is one draw; these show how far
+ * the ratio moves from one pair of processes to the next. Six runs of 10 s span the default roll-up
+ * interval, so each service's window holds a roll-up.
+ */
+const FRESH_PAIRS = Number(process.env.BENCH_FRESH_PAIRS ?? 4);
+const FRESH_RUNS = Number(process.env.BENCH_FRESH_RUNS ?? 6);
 /**
  * Another build of the service (a `dist/` directory, e.g. of an earlier commit built in a git worktree)
  * to measure in the same interleaved rounds and side by side, on a database of its own with the same
@@ -76,6 +87,10 @@ function cpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** The bare node:http baseline on `port`, answering the slugs of `slugFile`. */
+const bareCommand = (slugFile: string, port: string) =>
+  pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/bare-server.ts'), slugFile, port]);
 
 interface Server {
   name: string;
@@ -185,6 +200,31 @@ interface Paired {
   shares: [number, number];
 }
 
+/**
+ * A new bare server and a new service on a new database with the same links (see FRESH_PAIRS), side
+ * by side: a warm-up run, then FRESH_RUNS runs. Returns the service's requests/s against bare per run.
+ */
+async function freshPair(index: number, slugs: string[], slugFile: string, serviceCommand: string[], env: Record<string, string>, dir: string): Promise<number[]> {
+  const databaseUrl = `sqlite:${path.join(dir, `fresh-${index}.db`)}`;
+  await seedLinks(databaseUrl, LINKS, { slugs });
+  const pair: [Server, Server] = [
+    { name: 'bare node:http', url: 'http://127.0.0.1:3905', up: '/s/x', child: start(bareCommand(slugFile, '3905')), rounds: [] },
+    { name: 'service', url: 'http://127.0.0.1:3906', up: '/health', child: start(serviceCommand, { ...env, DATABASE_URL: databaseUrl, PORT: '3906' }), rounds: [] },
+  ];
+  for (const server of pair) await waitUntilUp(server.url + server.up);
+  await sideBySide(pair, slugFile);
+  const ratios: number[] = [];
+  for (let run = 0; run < FRESH_RUNS; run++) {
+    const { figures } = await sideBySide(pair, slugFile);
+    ratios.push(figures[1].rps / figures[0].rps);
+  }
+  for (const server of pair) {
+    server.child.kill('SIGCONT');
+    await stop(server.child);
+  }
+  return ratios;
+}
+
 /** Both servers thawed and loaded at once (see PAIRED_RUNS), then frozen again. */
 async function sideBySide(pair: [Server, Server], slugFile: string): Promise<Paired> {
   for (const server of pair) server.child.kill('SIGCONT');
@@ -234,7 +274,7 @@ async function main(): Promise<void> {
     baseline.push({ name: 'baseline build (BENCH_BASELINE_DIST)', url: 'http://127.0.0.1:3904', up: '/health', child: start(command, baselineEnv), rounds: [] });
   }
   const servers: Server[] = [
-    { name: 'bare node:http', url: 'http://127.0.0.1:3901', up: '/s/x', child: start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/bare-server.ts'), slugFile, '3901'])), rounds: [] },
+    { name: 'bare node:http', url: 'http://127.0.0.1:3901', up: '/s/x', child: start(bareCommand(slugFile, '3901')), rounds: [] },
     { name: 'Fastify alone (Map)', url: 'http://127.0.0.1:3903', up: '/s/x', child: start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/fastify-server.ts'), slugFile, '3903'])), rounds: [] },
     { name: 'service (recording)', url: 'http://127.0.0.1:3902', up: '/health', child: start(serviceCommand, env), rounds: [] },
     ...baseline,
@@ -255,7 +295,9 @@ async function main(): Promise<void> {
     }
   }
   const [bare, framework, serviceRun] = servers as [Server, Server, Server];
-  const pairs: [Server, Server][] = [[bare, serviceRun], ...baseline.map((b): [Server, Server] => [b, serviceRun])];
+  // Fastify alone beside bare Node too: a reference for what this machine's side-by-side figure makes
+  // of a framework (the issue measured Fastify alone at about 92% of bare Node on its machine).
+  const pairs: [Server, Server][] = [[bare, serviceRun], [bare, framework], ...baseline.map((b): [Server, Server] => [b, serviceRun])];
   const paired = pairs.map((): Paired[] => []);
   for (let run = 0; run < PAIRED_RUNS; run++) {
     for (const [i, pair] of pairs.entries()) paired[i]!.push(await sideBySide(pair, slugFile));
@@ -267,7 +309,9 @@ async function main(): Promise<void> {
   const code = await stop(serviceRun.child);
   const afterTimed = await recordedVisits(databaseUrl);
   const timedServed =
-    serviceRun.warm!.requests + serviceRun.rounds.reduce((n, r) => n + r.requests, 0) + paired.flat().reduce((n, p) => n + p.figures[1].requests, 0);
+    serviceRun.warm!.requests +
+    serviceRun.rounds.reduce((n, r) => n + r.requests, 0) +
+    paired.reduce((n, runs, i) => n + (pairs[i]![1] === serviceRun ? runs.reduce((m, p) => m + p.figures[1].requests, 0) : 0), 0);
 
   const service = start(serviceCommand, env);
   await waitUntilUp('http://127.0.0.1:3902/health');
@@ -304,6 +348,14 @@ async function main(): Promise<void> {
   console.log(`timed runs: ${timedServed} redirects completed by the load generator, ${afterTimed} visits recorded (the generator does not count requests in flight when it stops: up to 64 per run); exit ${code}`);
   console.log(`exact run: ${exact.redirects} redirects served of ${EXACT_REQUESTS} sent (${exact.errors} errors), ${recordedExact} visits recorded; ${fmt(exact)} (autocannon); exit ${exactCode}`);
   console.log(recordedExact === exact.redirects && exact.redirects === EXACT_REQUESTS ? 'visits recorded = redirects served' : 'MISMATCH: visits lost or extra');
+  if (FRESH_PAIRS > 0 && FRESH_RUNS > 0) {
+    const fresh: number[][] = [];
+    for (let i = 0; i < FRESH_PAIRS; i++) fresh.push(await freshPair(i, slugs, slugFile, serviceCommand, env, dir));
+    const pct = (r: number) => (100 * r).toFixed(1);
+    console.log(
+      `fresh pairs, bare node:http / service (${FRESH_PAIRS} pairs of new processes, ${FRESH_RUNS} runs of ${PAIRED_SECONDS} s each after a warm-up run): service at ${pct(middle(fresh.flat()))}% by requests/s (median of all runs; per pair ${fresh.map((runs) => pct(middle(runs))).join(', ')}%; runs ${fresh.map((runs) => runs.map(pct).join(' ')).join(' | ')})`,
+    );
+  }
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
