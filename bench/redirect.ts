@@ -88,9 +88,9 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The bare node:http baseline on `port`, answering the slugs of `slugFile`. */
-const bareCommand = (slugFile: string, port: string) =>
-  pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/bare-server.ts'), slugFile, port]);
+/** A reference server of bench/redirect/ (bare node:http or Fastify alone) on `port`, answering the slugs of `slugFile`. */
+const referenceCommand = (script: 'bare-server.ts' | 'fastify-server.ts', slugFile: string, port: string) =>
+  pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect', script), slugFile, port]);
 
 interface Server {
   name: string;
@@ -208,7 +208,7 @@ async function freshPair(index: number, slugs: string[], slugFile: string, servi
   const databaseUrl = `sqlite:${path.join(dir, `fresh-${index}.db`)}`;
   await seedLinks(databaseUrl, LINKS, { slugs });
   const pair: [Server, Server] = [
-    { name: 'bare node:http', url: 'http://127.0.0.1:3905', up: '/s/x', child: start(bareCommand(slugFile, '3905')), rounds: [] },
+    { name: 'bare node:http', url: 'http://127.0.0.1:3905', up: '/s/x', child: start(referenceCommand('bare-server.ts', slugFile, '3905')), rounds: [] },
     { name: 'service', url: 'http://127.0.0.1:3906', up: '/health', child: start(serviceCommand, { ...env, DATABASE_URL: databaseUrl, PORT: '3906' }), rounds: [] },
   ];
   for (const server of pair) await waitUntilUp(server.url + server.up);
@@ -274,8 +274,8 @@ async function main(): Promise<void> {
     baseline.push({ name: 'baseline build (BENCH_BASELINE_DIST)', url: 'http://127.0.0.1:3904', up: '/health', child: start(command, baselineEnv), rounds: [] });
   }
   const servers: Server[] = [
-    { name: 'bare node:http', url: 'http://127.0.0.1:3901', up: '/s/x', child: start(bareCommand(slugFile, '3901')), rounds: [] },
-    { name: 'Fastify alone (Map)', url: 'http://127.0.0.1:3903', up: '/s/x', child: start(pinned(SERVER_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'redirect/fastify-server.ts'), slugFile, '3903'])), rounds: [] },
+    { name: 'bare node:http', url: 'http://127.0.0.1:3901', up: '/s/x', child: start(referenceCommand('bare-server.ts', slugFile, '3901')), rounds: [] },
+    { name: 'Fastify alone (Map)', url: 'http://127.0.0.1:3903', up: '/s/x', child: start(referenceCommand('fastify-server.ts', slugFile, '3903')), rounds: [] },
     { name: 'service (recording)', url: 'http://127.0.0.1:3902', up: '/health', child: start(serviceCommand, env), rounds: [] },
     ...baseline,
   ];
