@@ -61,6 +61,21 @@ eachDatabase('the recording thread', (kind) => {
     await eventually(before, 'the threads are gone');
   });
 
+  test('the background threads’ output is not piped through this thread’s streams (V8 would compile the redirect path’s stream functions for them)', async () => {
+    // Each worker whose stdio Node pipes into process.stdout or stderr adds an 'unpipe' listener there.
+    const pipes = () => process.stdout.listenerCount('unpipe') + process.stderr.listenerCount('unpipe');
+    const before = pipes();
+    const h = await Harness.start(kind);
+    try {
+      const link = await linkWithKey(h);
+      await visit(h, link.slug, 2);
+      assert.equal((await stats(h, link.id, link.key)).total, 2);
+      assert.equal(pipes(), before);
+    } finally {
+      await h.close();
+    }
+  });
+
   test('a thread that dies is replaced under a new instance, and the dead one’s silence becomes a gap', async () => {
     let now = Date.UTC(2026, 10, 21, 12);
     const errors: unknown[] = [];

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { BACKGROUND_NICE } from './background-threads.js';
+import { BACKGROUND_NICE, QUIET_THREAD_SOURCE, UNPIPED_STDIO } from './background-threads.js';
 
 /**
  * Runs in the worker thread (CommonJS, from a string: no file to find next to the compiled or the
@@ -10,6 +10,7 @@ import { BACKGROUND_NICE } from './background-threads.js';
  * writer, it copies what it can.
  */
 const WORKER_SOURCE = `
+${QUIET_THREAD_SOURCE}
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 try { require('node:os').setPriority(workerData.nice); } catch { /* not permitted: the process's priority */ }
@@ -37,7 +38,7 @@ export class Checkpointer {
 
   constructor(file: string, intervalMs: number) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs, nice: BACKGROUND_NICE } });
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, ...UNPIPED_STDIO, workerData: { file, driver, intervalMs, nice: BACKGROUND_NICE } });
     // A worker that fails leaves checkpoints to the writing connection's automatic limit.
     this.worker.on('error', () => {});
     this.exited = once(this.worker, 'exit').catch(() => undefined);

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { DayVisitsMessage } from '../domain/analytics/day-visits.js';
 import type { Handover, RecordingBackend, Shortfall } from '../domain/analytics/ports.js';
 import { RecordingLoop, type RecordingLoopOptions } from '../domain/analytics/recording-loop.js';
-import { BACKGROUND_NICE } from './background-threads.js';
+import { BACKGROUND_NICE, QUIET_THREAD_SOURCE, UNPIPED_STDIO } from './background-threads.js';
 import type { Database } from './database.js';
 import { KyselyVisitStore } from './visit-store.js';
 
@@ -263,8 +263,8 @@ export class RecordingThread implements RecordingBackend {
 function startWorker(workerData: unknown): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = new URL(fromSource ? './recording-worker.ts' : './recording-worker.js', import.meta.url);
-  if (!fromSource) return new Worker(entry, { workerData });
+  if (!fromSource) return new Worker(entry, { workerData, ...UNPIPED_STDIO });
   const tsx = import.meta.resolve('tsx/esm/api');
   const source = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(source, { eval: true, workerData });
+  return new Worker(source, { eval: true, workerData, ...UNPIPED_STDIO });
 }

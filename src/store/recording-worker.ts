@@ -7,11 +7,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { DayVisits } from '../domain/analytics/day-visits.js';
 import type { LinkTable } from '../domain/analytics/link-table.js';
 import { RecordingLoop } from '../domain/analytics/recording-loop.js';
+import { quietThread } from './background-threads.js';
 import { openDatabase } from './database.js';
 import { describeError, type ErrorReport, type Reply, type Request, type WorkerData } from './recording-thread.js';
 import { KyselyVisitStore } from './visit-store.js';
 
 const { databaseUrl, giveWayTo, settings, instanceId, nice } = workerData as WorkerData;
+quietThread();
 const port = parentPort!;
 const send = (reply: Reply) => port.postMessage(reply);
 
