@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHook } from 'node:async_hooks';
 import { test } from 'node:test';
 import { warmUpHttp } from '../src/http/warm-up.js';
 
@@ -20,4 +21,16 @@ test('the HTTP warm-up stops at its deadline, however many requests it was asked
 test('the HTTP warm-up answers exactly the number asked, also when connections cannot share it evenly', async () => {
   assert.equal(await warmUpHttp(13), 13);
   assert.equal(await warmUpHttp(3), 3);
+});
+
+test('the HTTP warm-up\'s client runs in a process of its own: this process opens no connection, it only answers', async () => {
+  // A client socket here would run Node's stream functions with a client's shapes (warm-up.ts).
+  const connects: string[] = [];
+  const hook = createHook({ init: (_id, type) => void (type === 'TCPCONNECTWRAP' && connects.push(type)) }).enable();
+  try {
+    assert.equal(await warmUpHttp(50), 50);
+  } finally {
+    hook.disable();
+  }
+  assert.deepEqual(connects, []);
 });

@@ -1,5 +1,6 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import http from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 /** Enough requests for V8 to optimize Node's HTTP and stream functions on what it saw here. */
@@ -7,10 +8,34 @@ const WARM_UP_REQUESTS = 4000;
 const CONNECTIONS = 8;
 /** Start-up must never wait long for this: past the deadline the warm-up just stops. */
 const DEADLINE_MS = 3000;
-/** A redirect request with the headers a visit reads (visit-headers.ts), as a load generator sends it. */
-const REQUEST = Buffer.from('GET /s/warm-up HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: warm-up\r\nReferer: https://example.org/\r\nCF-IPCountry: DE\r\n\r\n');
-/** Each answer has headers and an empty chunked body, as a redirect over HTTP/1.1 (fast-redirect.ts). */
-const END_OF_ANSWER = '\r\n\r\n0\r\n\r\n';
+
+/**
+ * The warm-up's client, run by a Node process of its own (`node -e`, CommonJS, arguments: port,
+ * requests, connections): raw redirect requests with the headers a visit reads, one at a time on each
+ * keep-alive connection, the next when an answer (headers and an empty chunked body, as a redirect
+ * over HTTP/1.1: fast-redirect.ts) is complete. Each connection ends after its share.
+ */
+const CLIENT = `
+const net = require('node:net');
+const [port, requests, connections] = process.argv.slice(1).map(Number);
+const request = Buffer.from('GET /s/warm-up HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nUser-Agent: warm-up\\r\\nReferer: https://example.org/\\r\\nCF-IPCountry: DE\\r\\n\\r\\n');
+const endOfAnswer = '\\r\\n\\r\\n0\\r\\n\\r\\n';
+for (let i = 0; i < connections; i++) {
+  const share = Math.floor(requests / connections) + (i < requests % connections ? 1 : 0);
+  const socket = net.connect(port, '127.0.0.1');
+  let sent = 0;
+  let pending = '';
+  const send = () => (sent === share ? socket.end() : (sent++, socket.write(request)));
+  socket.once('connect', send).once('error', () => process.exit(1));
+  socket.on('data', (chunk) => {
+    pending += chunk.toString('latin1');
+    for (let end = pending.indexOf(endOfAnswer); end !== -1; end = pending.indexOf(endOfAnswer)) {
+      pending = pending.slice(end + endOfAnswer.length);
+      send();
+    }
+  });
+}
+`;
 
 /**
  * Sends redirects through node:http over loopback before the service boots (docs/decisions.md, "HTTP
@@ -22,10 +47,12 @@ const END_OF_ANSWER = '\r\n\r\n0\r\n\r\n';
  * Returns the number of requests answered.
  *
  * The server's side does what the redirect path does with Node's objects (fast-redirect.ts): it reads
- * the client's address and the raw header list and answers with a flat header list. The client's side
- * writes raw bytes on plain sockets: an HTTP client's requests and responses would run through the
- * same Node functions as the server's (OutgoingMessage, IncomingMessage) with objects of other shapes,
- * and V8 would optimize those functions for both (2 to 6% fewer redirects a second, docs/benchmarks.md).
+ * the client's address and the raw header list and answers with a flat header list. The client runs
+ * in a process of its own (CLIENT), as a load generator or a browser does: a client's sockets in this
+ * process would run through Node's stream and event functions (push, read, flow, emitReadable_) with
+ * objects of other shapes than a server's, and V8 then compiles those functions, which every
+ * redirect runs, for more shapes than the service ever serves (docs/benchmarks.md, twelfth session).
+ * An HTTP client in this process did the same to the request and response functions.
  */
 export async function warmUpHttp(requests = WARM_UP_REQUESTS): Promise<number> {
   let answered = 0;
@@ -35,42 +62,27 @@ export async function warmUpHttp(requests = WARM_UP_REQUESTS): Promise<number> {
     void req.rawHeaders.length;
     res.writeHead(302, ['cache-control', 'private, no-store', 'location', 'https://example.org/warm-up']);
     res.end();
+    answered++;
   });
-  const sockets: net.Socket[] = [];
+  let client: ChildProcess | undefined;
   let deadline: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    const connection = (_: unknown, i: number) =>
-      new Promise<void>((resolve, reject) => {
-        const share = Math.floor(requests / CONNECTIONS) + (i < requests % CONNECTIONS ? 1 : 0);
-        const socket = net.connect(port, '127.0.0.1');
-        sockets.push(socket);
-        let sent = 0;
-        let pending = '';
-        const send = () => {
-          if (sent === share) return resolve();
-          sent++;
-          socket.write(REQUEST);
-        };
-        socket.once('connect', send).once('error', reject).once('close', () => resolve());
-        // One request at a time on each connection: the next goes out when an answer is complete.
-        socket.on('data', (chunk: Buffer) => {
-          pending += chunk.toString('latin1');
-          for (let end = pending.indexOf(END_OF_ANSWER); end !== -1; end = pending.indexOf(END_OF_ANSWER)) {
-            pending = pending.slice(end + END_OF_ANSWER.length);
-            answered++;
-            send();
-          }
-        });
-      });
+    // No output to read (stdio ignored: no stream objects here either), nor the service's NODE_OPTIONS.
+    client = spawn(process.execPath, ['-e', CLIENT, String(port), String(requests), String(CONNECTIONS)], {
+      stdio: 'ignore',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    // 'exit' once the client is done (or failed); 'error' if it could not be started at all.
+    const done = Promise.race([once(client, 'exit'), once(client, 'error')]);
     const stop = new Promise<void>((resolve) => (deadline = setTimeout(resolve, DEADLINE_MS)));
-    await Promise.race([Promise.all(Array.from({ length: CONNECTIONS }, connection)), stop]);
+    await Promise.race([done, stop]);
   } catch {
-    // Loopback unavailable or a socket failed: the service works the same without the warm-up.
+    // Loopback unavailable or no process to start: the service works the same without the warm-up.
   } finally {
     clearTimeout(deadline);
-    for (const socket of sockets) socket.destroy();
+    if (client?.exitCode === null) client.kill('SIGKILL');
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
