@@ -82,6 +82,9 @@ function decimalIntegers(schema: object, validate: (data: unknown) => boolean) {
  * handler (docs/decisions.md, "Redirect fast path"). Fastify applies none of its server options to a
  * server it did not make, so every one of them is set here.
  */
+/** How long a kept-alive connection may idle between requests (node's default, said in Keep-Alive). */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
 function httpServer(protection: Protection, listener: http.RequestListener): http.Server {
   const server = http.createServer(
     {
@@ -95,7 +98,7 @@ function httpServer(protection: Protection, listener: http.RequestListener): htt
   );
   // Slow or stalled clients cannot hold sockets open forever (slowloris).
   server.requestTimeout = protection.requestTimeoutMs;
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // Fastify's connectionTimeout (a socket with no traffic for idleSocketTimeoutMs is closed), where
   // something is pending: on each request the router gets (buildApp) and on a redirect whose answer
   // could not be written out (fast-redirect.ts). Not as server.timeout, which node re-arms on every
@@ -182,6 +185,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     log: app.log,
     trustProxy: config.trustProxy,
     idleSocketTimeoutMs: config.protection.idleSocketTimeoutMs,
+    keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
   });
   fastPath = redirectAnswers;
   // Fastify marks what it still serves while closing with Connection: close; the fast path does too.

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { validateHeaderValue, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LinkRef } from '../domain/analytics/link-table.js';
 import type { Source } from '../domain/analytics/ports.js';
@@ -34,6 +34,57 @@ const pageHeaders = (body: Buffer) =>
 const NOT_FOUND_HEADERS = pageHeaders(NOT_FOUND_BODY);
 const EXPIRED_HEADERS = pageHeaders(EXPIRED_BODY);
 
+/** node:http's response with the fields it keeps for itself that the redirect answer reads or sets. */
+type NodeResponse = ServerResponse & { _header: string | null; maxRequestsOnConnectionReached: boolean };
+
+/**
+ * A redirect's status line and headers up to its Date line, as `writeHead(302, …)` writes them, or ''
+ * when node:http would refuse `target` as a header value (writeHead then throws for it, as it always
+ * did). Made once per cached link (Resolution's `head`): the check here is node's own.
+ */
+export function redirectHead(target: string): string {
+  try {
+    validateHeaderValue('location', target);
+  } catch {
+    return '';
+  }
+  return `HTTP/1.1 302 Found\r\ncache-control: private, no-store\r\nlocation: ${target}\r\n`;
+}
+
+/**
+ * The rest of a kept-alive redirect's header block, the lines node:http adds itself (Date,
+ * Connection, Keep-Alive), with an empty body framed by Content-Length: made once per second of the
+ * service's clock, as node makes its Date once per second.
+ */
+export class RedirectTail {
+  private second = Number.NaN;
+  private tail = '';
+
+  constructor(private readonly keepAliveTimeoutMs: number) {}
+
+  at(time: number): string {
+    const second = Math.floor(time / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      const date = new Date(second * 1000).toUTCString();
+      this.tail = `Date: ${date}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(this.keepAliveTimeoutMs / 1000)}\r\nContent-Length: 0\r\n\r\n`;
+    }
+    return this.tail;
+  }
+}
+
+/**
+ * Ends a response whose header block is written whole: what writeHead would have stored after
+ * building and checking it line by line. node:http sends it with the (empty) body at end(), and every
+ * step after that, the keep-alive timer, the next pipelined answer, is node's own (docs/decisions.md,
+ * "Redirect fast path": it relies on one internal field, which test/fast-redirect.test.ts holds).
+ */
+export function endWithHeader(res: ServerResponse, status: number, header: string): void {
+  (res as NodeResponse)._header = header;
+  res.statusCode = status;
+  res.end();
+}
+
 /**
  * Where the slug of `/s/<slug>` or `/q/<slug>` ends (at the end, or at `?` or `#`, where the router
  * also stops), or -1 for anything the fast path leaves to Fastify: other paths, a slash or a
@@ -62,6 +113,8 @@ export interface RedirectDeps {
   trustProxy: boolean;
   /** Set on the socket of an answer that could not be written out at once (app.ts, httpServer). */
   idleSocketTimeoutMs: number;
+  /** The server's keepAliveTimeout (app.ts, httpServer), announced in Keep-Alive as node:http does. */
+  keepAliveTimeoutMs: number;
 }
 
 /**
@@ -72,8 +125,11 @@ export interface RedirectDeps {
  */
 export class FastRedirect {
   private closing = false;
+  private readonly tail: RedirectTail;
 
-  constructor(private readonly deps: RedirectDeps) {}
+  constructor(private readonly deps: RedirectDeps) {
+    this.tail = new RedirectTail(deps.keepAliveTimeoutMs);
+  }
 
   /** From now on answers carry Connection: close, as Fastify's do while it closes. */
   close(): void {
@@ -90,45 +146,45 @@ export class FastRedirect {
     if (this.closing) res.setHeader('Connection', 'close');
     const source: Source = url.charCodeAt(1) === LETTER_S ? 's' : 'q';
     // The address is undefined once the client's socket is gone; such a request is not worth a 503.
-    this.serve(req, res, url.slice(3, end), source, clientAddress(req, this.deps.trustProxy) ?? '');
+    this.respond(req, res, url.slice(3, end), source, clientAddress(req, this.deps.trustProxy) ?? '', true);
     return true;
   }
 
   /** The one implementation of the redirect answer (GET and HEAD), whoever routed the request. */
   serve(req: IncomingMessage, res: ServerResponse, slug: string, source: Source, address: string): void {
+    this.respond(req, res, slug, source, address, false);
+  }
+
+  /** `direct`: from take(), where no one else has set anything on `res` (Fastify's routes may have). */
+  private respond(req: IncomingMessage, res: ServerResponse, slug: string, source: Source, address: string, direct: boolean): void {
     const { guard, resolver, now } = this.deps;
     try {
       const time = now();
       if (guard !== undefined && guard.refuse(address, res, time)) return this.sent(req, res);
       const cached = resolver.peek(slug, time);
-      if (cached !== undefined) return this.answer(req, res, cached, source, address, time);
+      if (cached !== undefined) return this.answer(req, res, cached, source, address, time, direct);
     } catch (error) {
       return this.fail(req, res, error);
     }
     // A miss asks the database: the closure and promise are the price of a miss, not of a visit.
     resolver
       .resolve(slug)
-      .then((resolution) => this.answer(req, res, resolution, source, address, now()))
+      .then((resolution) => this.answer(req, res, resolution, source, address, now(), direct))
       .catch((error: unknown) => this.fail(req, res, error));
   }
 
-  private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string, time: number): void {
+  private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string, time: number, direct: boolean): void {
     if (resolution.kind === 'redirect') {
       if (this.deps.visits !== undefined && req.method === 'GET') {
         this.deps.visits(req.rawHeaders, address, resolution.link, source, time);
       }
-      // A flat list: node walks an object's keys with for-in and keyed loads, a list by index. No
-      // Content-Length for HTTP/1.1: node frames the empty body itself (chunked, as it does for the
-      // bare-Node baseline's writeHead), and validating a third header cost about 1% of a redirect's CPU
-      // (docs/benchmarks.md). HTTP/1.0 has no chunked framing: without a length node would close a
-      // connection that the client asked to keep alive.
-      res.writeHead(
-        302,
-        req.httpVersionMinor === 1
-          ? ['cache-control', 'private, no-store', 'location', resolution.target]
-          : ['cache-control', 'private, no-store', 'location', resolution.target, 'content-length', '0'],
-      );
-      res.end();
+      // Fastify's routes may have set headers on `res`: those answers are node's to write.
+      if (!direct || !this.writeWhole(req, res, resolution, time)) {
+        // A flat list (node walks an object's keys with for-in and keyed loads, a list by index), with
+        // the empty body's length, as in writeWhole's block.
+        res.writeHead(302, ['cache-control', 'private, no-store', 'location', resolution.target, 'content-length', '0']);
+        res.end();
+      }
       return this.sent(req, res);
     }
     // For HEAD, node:http sends the headers (with the page's length) and drops the body.
@@ -140,6 +196,21 @@ export class FastRedirect {
       res.end(NOT_FOUND_BODY);
     }
     this.sent(req, res);
+  }
+
+  /**
+   * A kept-alive HTTP/1.1 redirect, nearly every one, answered with its header block made whole: the
+   * link's part made once per cached link, the rest once per second (docs/decisions.md, "Redirect fast
+   * path"). writeHead built and checked each line on every answer: 3 to 4% of the service's
+   * redirects a second (docs/benchmarks.md). False, having written nothing, for what is node's to
+   * frame: a client that asks to close, HTTP/1.0, the drain, a target node refuses in a header.
+   */
+  private writeWhole(req: IncomingMessage, res: ServerResponse, resolution: Resolution & { kind: 'redirect' }, time: number): boolean {
+    if (!res.shouldKeepAlive || (res as NodeResponse).maxRequestsOnConnectionReached || req.httpVersionMinor !== 1 || this.closing) return false;
+    const head = (resolution.head ??= redirectHead(resolution.target));
+    if (head === '') return false;
+    endWithHeader(res, 302, head + this.tail.at(time));
+    return true;
   }
 
   /**

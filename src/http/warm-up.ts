@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { endWithHeader, redirectHead, RedirectTail } from './fast-redirect.js';
 
 /** Enough requests for V8 to optimize Node's HTTP and stream functions on what it saw here. */
 const WARM_UP_REQUESTS = 4000;
@@ -12,14 +13,14 @@ const DEADLINE_MS = 3000;
 /**
  * The warm-up's client, run by a Node process of its own (`node -e`, CommonJS, arguments: port,
  * requests, connections): raw redirect requests with the headers a visit reads, one at a time on each
- * keep-alive connection, the next when an answer (headers and an empty chunked body, as a redirect
- * over HTTP/1.1: fast-redirect.ts) is complete. Each connection ends after its share.
+ * keep-alive connection, the next when an answer (a header block ending in Content-Length: 0, as a
+ * kept-alive redirect: fast-redirect.ts) is complete. Each connection ends after its share.
  */
 const CLIENT = `
 const net = require('node:net');
 const [port, requests, connections] = process.argv.slice(1).map(Number);
 const request = Buffer.from('GET /s/warm-up HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nUser-Agent: warm-up\\r\\nReferer: https://example.org/\\r\\nCF-IPCountry: DE\\r\\n\\r\\n');
-const endOfAnswer = '\\r\\n\\r\\n0\\r\\n\\r\\n';
+const endOfAnswer = 'Content-Length: 0\\r\\n\\r\\n';
 for (let i = 0; i < connections; i++) {
   const share = Math.floor(requests / connections) + (i < requests % connections ? 1 : 0);
   const socket = net.connect(port, '127.0.0.1');
@@ -47,21 +48,23 @@ for (let i = 0; i < connections; i++) {
  * Returns the number of requests answered.
  *
  * The server's side does what the redirect path does with Node's objects (fast-redirect.ts): it reads
- * the client's address and the raw header list and answers with a flat header list. The client runs
- * in a process of its own (CLIENT), as a load generator or a browser does: a client's sockets in this
- * process would run through Node's stream and event functions (push, read, flow, emitReadable_) with
- * objects of other shapes than a server's, and V8 then compiles those functions, which every
- * redirect runs, for more shapes than the service ever serves (docs/benchmarks.md, twelfth session).
- * An HTTP client in this process did the same to the request and response functions.
+ * the client's address and the raw header list and answers with the header block made whole. The
+ * client runs in a process of its own (CLIENT), as a load generator or a browser does: a client's
+ * sockets in this process would run through Node's stream and event functions (push, read, flow,
+ * emitReadable_) with objects of other shapes than a server's, and V8 then compiles those functions,
+ * which every redirect runs, for more shapes than the service ever serves (docs/benchmarks.md, twelfth
+ * session). An HTTP client in this process did the same to the request and response functions.
  */
 export async function warmUpHttp(requests = WARM_UP_REQUESTS): Promise<number> {
   let answered = 0;
+  const head = redirectHead('https://example.org/warm-up');
+  const tail = new RedirectTail(5_000);
   const server = http.createServer((req, res) => {
     // Getters: read for what they teach V8, like the redirect path's reads.
     void req.socket.remoteAddress;
     void req.rawHeaders.length;
-    res.writeHead(302, ['cache-control', 'private, no-store', 'location', 'https://example.org/warm-up']);
-    res.end();
+    // The redirect path's answer (fast-redirect.ts): the client keeps every connection alive.
+    endWithHeader(res, 302, head + tail.at(Date.now()));
     answered++;
   });
   let client: ChildProcess | undefined;
