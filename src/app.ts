@@ -77,14 +77,14 @@ function decimalIntegers(schema: object, validate: (data: unknown) => boolean) {
   };
 }
 
+/** How long a kept-alive connection may idle between requests (node's default, said in Keep-Alive). */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
 /**
  * The HTTP server, made here and not by Fastify so that the redirect fast path runs before Fastify's
  * handler (docs/decisions.md, "Redirect fast path"). Fastify applies none of its server options to a
  * server it did not make, so every one of them is set here.
  */
-/** How long a kept-alive connection may idle between requests (node's default, said in Keep-Alive). */
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-
 function httpServer(protection: Protection, listener: http.RequestListener): http.Server {
   const server = http.createServer(
     {
