@@ -52,7 +52,8 @@ const FRESH_RUNS = Number(process.env.BENCH_FRESH_RUNS ?? 6);
 /**
  * Another build of the service (a `dist/` directory, e.g. of an earlier commit built in a git worktree)
  * to measure in the same interleaved rounds and side by side, on a database of its own with the same
- * links: a before/after that the machine's drift hits alike.
+ * links: a before/after that the machine's drift hits alike. Then also in fresh pairs, each of a new
+ * baseline process and a new service (since the thirteenth session): V8's draws of both vary.
  */
 const BASELINE_DIST = process.env.BENCH_BASELINE_DIST;
 const SERVER_CORE = '0';
@@ -201,14 +202,40 @@ interface Paired {
 }
 
 /**
- * A new bare server and a new service on a new database with the same links (see FRESH_PAIRS), side
- * by side: a warm-up run, then FRESH_RUNS runs. Returns each run's requests/s of both.
+ * The baseline build (BENCH_BASELINE_DIST) on a database of its own: it migrates the database itself
+ * (it may know fewer migrations than this build), then the same links are put in, and it is started
+ * again to serve them.
  */
-async function freshPair(index: number, slugs: string[], slugFile: string, serviceCommand: string[], env: Record<string, string>, dir: string): Promise<FreshRun[]> {
-  const databaseUrl = `sqlite:${path.join(dir, `fresh-${index}.db`)}`;
+async function startBaseline(command: string[], env: Record<string, string>, slugs: string[]): Promise<ChildProcess> {
+  const up = `http://127.0.0.1:${env.PORT}/health`;
+  const migrating = start(command, env);
+  await waitUntilUp(up);
+  await stop(migrating);
+  await seedLinks(env.DATABASE_URL!, LINKS, { slugs, migrate: false });
+  const child = start(command, env);
+  await waitUntilUp(up);
+  return child;
+}
+
+/** The other side of a fresh pair: bare Node, or the baseline build (a before/after in fresh pairs). */
+interface Rival {
+  name: string;
+  url: string;
+  up: string;
+  /** Starts a new process of it for pair `index`. */
+  start: (index: number) => Promise<ChildProcess>;
+}
+
+/**
+ * A new rival (see Rival) and a new service on a new database with the same links (see FRESH_PAIRS),
+ * side by side: a warm-up run, then FRESH_RUNS runs. Returns each run's requests/s of both.
+ */
+async function freshPair(index: number, rival: Rival, slugs: string[], slugFile: string, serviceCommand: string[], env: Record<string, string>, dir: string): Promise<FreshRun[]> {
+  // A database per rival and pair: the service of each pair starts from the same links alone.
+  const databaseUrl = `sqlite:${path.join(dir, `fresh-${new URL(rival.url).port}-${index}.db`)}`;
   await seedLinks(databaseUrl, LINKS, { slugs });
   const pair: [Server, Server] = [
-    { name: 'bare node:http', url: 'http://127.0.0.1:3905', up: '/s/x', child: start(referenceCommand('bare-server.ts', slugFile, '3905')), rounds: [] },
+    { name: rival.name, url: rival.url, up: rival.up, child: await rival.start(index), rounds: [] },
     { name: 'service', url: 'http://127.0.0.1:3906', up: '/health', child: start(serviceCommand, { ...env, DATABASE_URL: databaseUrl, PORT: '3906' }), rounds: [] },
   ];
   for (const server of pair) await waitUntilUp(server.url + server.up);
@@ -216,7 +243,7 @@ async function freshPair(index: number, slugs: string[], slugFile: string, servi
   const runs: FreshRun[] = [];
   for (let run = 0; run < FRESH_RUNS; run++) {
     const { figures } = await sideBySide(pair, slugFile);
-    runs.push({ bare: figures[0].rps, service: figures[1].rps });
+    runs.push({ rival: figures[0].rps, service: figures[1].rps });
   }
   for (const server of pair) {
     server.child.kill('SIGCONT');
@@ -225,9 +252,9 @@ async function freshPair(index: number, slugs: string[], slugFile: string, servi
   return runs;
 }
 
-/** One run of a fresh pair: the requests/s of bare Node and of the service, side by side. */
+/** One run of a fresh pair: the requests/s of the rival (bare Node or the baseline build) and of the service, side by side. */
 interface FreshRun {
-  bare: number;
+  rival: number;
   service: number;
 }
 
@@ -271,13 +298,7 @@ async function main(): Promise<void> {
     const baselineUrl = `sqlite:${path.join(dir, 'baseline.db')}`;
     const command = pinned(SERVER_CORE, serviceArgs(path.resolve(BASELINE_DIST)));
     const baselineEnv = { ...env, DATABASE_URL: baselineUrl, PORT: '3904' };
-    // The baseline build migrates its own database (it may know fewer migrations than this one), then
-    // the same links are put in: its own copy of what the service serves.
-    const migrating = start(command, baselineEnv);
-    await waitUntilUp('http://127.0.0.1:3904/health');
-    await stop(migrating);
-    await seedLinks(baselineUrl, LINKS, { slugs, migrate: false });
-    baseline.push({ name: 'baseline build (BENCH_BASELINE_DIST)', url: 'http://127.0.0.1:3904', up: '/health', child: start(command, baselineEnv), rounds: [] });
+    baseline.push({ name: 'baseline build (BENCH_BASELINE_DIST)', url: 'http://127.0.0.1:3904', up: '/health', child: await startBaseline(command, baselineEnv, slugs), rounds: [] });
   }
   const servers: Server[] = [
     { name: 'bare node:http', url: 'http://127.0.0.1:3901', up: '/s/x', child: start(referenceCommand('bare-server.ts', slugFile, '3901')), rounds: [] },
@@ -355,16 +376,24 @@ async function main(): Promise<void> {
   console.log(`exact run: ${exact.redirects} redirects served of ${EXACT_REQUESTS} sent (${exact.errors} errors), ${recordedExact} visits recorded; ${fmt(exact)} (autocannon); exit ${exactCode}`);
   console.log(recordedExact === exact.redirects && exact.redirects === EXACT_REQUESTS ? 'visits recorded = redirects served' : 'MISMATCH: visits lost or extra');
   if (FRESH_PAIRS > 0 && FRESH_RUNS > 0) {
-    const pairsRuns: FreshRun[][] = [];
-    for (let i = 0; i < FRESH_PAIRS; i++) pairsRuns.push(await freshPair(i, slugs, slugFile, serviceCommand, env, dir));
-    const fresh = pairsRuns.map((runs) => runs.map((r) => r.service / r.bare));
-    const pct = (r: number) => (100 * r).toFixed(1);
-    // Requests over all runs, those holding a roll-up included: the time-averaged ratio, which the
-    // median (a typical run) leaves out.
-    const sum = (key: keyof FreshRun) => pairsRuns.flat().reduce((n, r) => n + r[key], 0);
-    console.log(
-      `fresh pairs, bare node:http / service (${FRESH_PAIRS} pairs of new processes, ${FRESH_RUNS} runs of ${PAIRED_SECONDS} s each after a warm-up run): service at ${pct(middle(fresh.flat()))}% by requests/s (median of all runs), ${pct(sum('service') / sum('bare'))}% over all runs (requests served in all of them, roll-ups included); per pair ${fresh.map((runs) => pct(middle(runs))).join(', ')}%; runs ${fresh.map((runs) => runs.map(pct).join(' ')).join(' | ')}`,
-    );
+    const rivals: Rival[] = [{ name: 'bare node:http', url: 'http://127.0.0.1:3905', up: '/s/x', start: async () => start(referenceCommand('bare-server.ts', slugFile, '3905')) }];
+    if (BASELINE_DIST) {
+      const command = pinned(SERVER_CORE, serviceArgs(path.resolve(BASELINE_DIST)));
+      const baselineEnv = (index: number) => ({ ...env, DATABASE_URL: `sqlite:${path.join(dir, `fresh-baseline-${index}.db`)}`, PORT: '3907' });
+      rivals.push({ name: 'baseline build', url: 'http://127.0.0.1:3907', up: '/health', start: (index) => startBaseline(command, baselineEnv(index), slugs) });
+    }
+    for (const rival of rivals) {
+      const pairsRuns: FreshRun[][] = [];
+      for (let i = 0; i < FRESH_PAIRS; i++) pairsRuns.push(await freshPair(i, rival, slugs, slugFile, serviceCommand, env, dir));
+      const fresh = pairsRuns.map((runs) => runs.map((r) => r.service / r.rival));
+      const pct = (r: number) => (100 * r).toFixed(1);
+      // Requests over all runs, those holding a roll-up included: the time-averaged ratio, which the
+      // median (a typical run) leaves out.
+      const sum = (key: keyof FreshRun) => pairsRuns.flat().reduce((n, r) => n + r[key], 0);
+      console.log(
+        `fresh pairs, ${rival.name} / service (${FRESH_PAIRS} pairs of new processes, ${FRESH_RUNS} runs of ${PAIRED_SECONDS} s each after a warm-up run): service at ${pct(middle(fresh.flat()))}% by requests/s (median of all runs), ${pct(sum('service') / sum('rival'))}% over all runs (requests served in all of them, roll-ups included); per pair ${fresh.map((runs) => pct(middle(runs))).join(', ')}%; runs ${fresh.map((runs) => runs.map(pct).join(' ')).join(' | ')}`,
+      );
+    }
   }
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -201,7 +201,7 @@ export class FastRedirect {
   /**
    * A kept-alive HTTP/1.1 redirect, nearly every one, answered with its header block made whole: the
    * link's part made once per cached link, the rest once per second (docs/decisions.md, "Redirect fast
-   * path"). writeHead built and checked each line on every answer: 3 to 5% of the service's
+   * path"). writeHead built and checked each line on every answer: 4 to 7% of the service's
    * redirects a second (docs/benchmarks.md). False, having written nothing, for what is node's to
    * frame: a client that asks to close, HTTP/1.0, the drain, a target node refuses in a header.
    */
