@@ -12,7 +12,7 @@ import type { RandomBytes } from './domain/slugs.js';
 import { days, type Clock } from './domain/time.js';
 import { setUpAnalytics } from './http/analytics.js';
 import { trustOneHop } from './http/client-address.js';
-import { FastRedirect, MAX_PARAM_LENGTH } from './http/fast-redirect.js';
+import { FastRedirect, KEEP_ALIVE_TIMEOUT_MS, MAX_PARAM_LENGTH } from './http/fast-redirect.js';
 import { toLinkResponse } from './http/link-response.js';
 import { installAuth } from './http/plugins/auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http/plugins/errors.js';
@@ -76,9 +76,6 @@ function decimalIntegers(schema: object, validate: (data: unknown) => boolean) {
     return validate(data) ? true : { error: Object.assign(new Error('invalid request'), { statusCode: 400, validation: (validate as { errors?: unknown }).errors }) };
   };
 }
-
-/** How long a kept-alive connection may idle between requests (node's default, said in Keep-Alive). */
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 /**
  * The HTTP server, made here and not by Fastify so that the redirect fast path runs before Fastify's
@@ -185,7 +182,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     log: app.log,
     trustProxy: config.trustProxy,
     idleSocketTimeoutMs: config.protection.idleSocketTimeoutMs,
-    keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
   });
   fastPath = redirectAnswers;
   // Fastify marks what it still serves while closing with Connection: close; the fast path does too.

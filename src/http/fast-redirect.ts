@@ -51,6 +51,9 @@ export function redirectHead(target: string): string {
   return `HTTP/1.1 302 Found\r\ncache-control: private, no-store\r\nlocation: ${target}\r\n`;
 }
 
+/** How long a kept-alive connection may idle between requests: the server's (app.ts), said in Keep-Alive. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
 /**
  * The rest of a kept-alive redirect's header block, the lines node:http adds itself (Date,
  * Connection, Keep-Alive), with an empty body framed by Content-Length: made once per second of the
@@ -60,14 +63,12 @@ export class RedirectTail {
   private second = Number.NaN;
   private tail = '';
 
-  constructor(private readonly keepAliveTimeoutMs: number) {}
-
   at(time: number): string {
     const second = Math.floor(time / 1000);
     if (second !== this.second) {
       this.second = second;
       const date = new Date(second * 1000).toUTCString();
-      this.tail = `Date: ${date}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(this.keepAliveTimeoutMs / 1000)}\r\nContent-Length: 0\r\n\r\n`;
+      this.tail = `Date: ${date}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(KEEP_ALIVE_TIMEOUT_MS / 1000)}\r\nContent-Length: 0\r\n\r\n`;
     }
     return this.tail;
   }
@@ -113,8 +114,6 @@ export interface RedirectDeps {
   trustProxy: boolean;
   /** Set on the socket of an answer that could not be written out at once (app.ts, httpServer). */
   idleSocketTimeoutMs: number;
-  /** The server's keepAliveTimeout (app.ts, httpServer), announced in Keep-Alive as node:http does. */
-  keepAliveTimeoutMs: number;
 }
 
 /**
@@ -125,11 +124,9 @@ export interface RedirectDeps {
  */
 export class FastRedirect {
   private closing = false;
-  private readonly tail: RedirectTail;
+  private readonly tail = new RedirectTail();
 
-  constructor(private readonly deps: RedirectDeps) {
-    this.tail = new RedirectTail(deps.keepAliveTimeoutMs);
-  }
+  constructor(private readonly deps: RedirectDeps) {}
 
   /** From now on answers carry Connection: close, as Fastify's do while it closes. */
   close(): void {

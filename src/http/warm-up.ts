@@ -58,7 +58,7 @@ for (let i = 0; i < connections; i++) {
 export async function warmUpHttp(requests = WARM_UP_REQUESTS): Promise<number> {
   let answered = 0;
   const head = redirectHead('https://example.org/warm-up');
-  const tail = new RedirectTail(5_000);
+  const tail = new RedirectTail();
   const server = http.createServer((req, res) => {
     // Getters: read for what they teach V8, like the redirect path's reads.
     void req.socket.remoteAddress;
