@@ -26,11 +26,17 @@ const HASH = 35;
 const LETTER_S = 115;
 const LETTER_Q = 113;
 
+/**
+ * The redirect path's Cache-Control, on every answer (the made-whole block, writeHead's, the pages):
+ * no cache in between, so each visit reaches us.
+ */
+const CACHE_CONTROL = 'private, no-store';
+
 // Built once: an answer from the cache allocates no header object and encodes no page.
 const NOT_FOUND_BODY = Buffer.from(NOT_FOUND_PAGE);
 const EXPIRED_BODY = Buffer.from(EXPIRED_PAGE);
 const pageHeaders = (body: Buffer) =>
-  Object.freeze({ 'cache-control': 'private, no-store', 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length) });
+  Object.freeze({ 'cache-control': CACHE_CONTROL, 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length) });
 const NOT_FOUND_HEADERS = pageHeaders(NOT_FOUND_BODY);
 const EXPIRED_HEADERS = pageHeaders(EXPIRED_BODY);
 
@@ -48,7 +54,7 @@ export function redirectHead(target: string): string {
   } catch {
     return '';
   }
-  return `HTTP/1.1 302 Found\r\ncache-control: private, no-store\r\nlocation: ${target}\r\n`;
+  return `HTTP/1.1 302 Found\r\ncache-control: ${CACHE_CONTROL}\r\nlocation: ${target}\r\n`;
 }
 
 /** How long a kept-alive connection may idle between requests: the server's (app.ts), said in Keep-Alive. */
@@ -179,7 +185,7 @@ export class FastRedirect {
       if (!direct || !this.writeWhole(req, res, resolution, time)) {
         // A flat list (node walks an object's keys with for-in and keyed loads, a list by index), with
         // the empty body's length, as in writeWhole's block.
-        res.writeHead(302, ['cache-control', 'private, no-store', 'location', resolution.target, 'content-length', '0']);
+        res.writeHead(302, ['cache-control', CACHE_CONTROL, 'location', resolution.target, 'content-length', '0']);
         res.end();
       }
       return this.sent(req, res);
