@@ -62,15 +62,44 @@ eachDatabase('operator abuse controls', (kind) => {
     assert.equal((await h.request('GET', `/links/${link.id}`, { key })).body.status, 'active');
   });
 
-  test('a link paused before its suspension comes back active', async () => {
+  test('a link paused before its suspension comes back paused, with a new version, and does not redirect', async () => {
     const link = await newLink();
+    assert.equal((await h.request('GET', `/s/${link.slug}`)).status, 302, 'cached as active');
     const paused = await h.request('PATCH', `/links/${link.id}`, { key, body: { version: link.version, status: 'paused' } });
     assert.equal(paused.body.status, 'paused');
     assert.deepEqual(await h.cli('links suspend', { id: link.id }), { id: link.id, status: 'suspended' });
+    const cli = await shortlinks(h.database.url, 'links', 'restore', '--id', link.id);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.deepEqual(JSON.parse(cli.stdout), { id: link.id, status: 'paused' });
+    h.clock.advance(CACHE_TTL_MS + 1);
+    assert.equal((await h.request('GET', `/s/${link.slug}`)).status, 404);
+    const read = (await h.request('GET', `/links/${link.id}`, { key })).body;
+    assert.deepEqual([read.status, read.version], ['paused', paused.body.version + 2]);
+    const resumed = await h.request('PATCH', `/links/${link.id}`, { key, body: { version: read.version, status: 'active' } });
+    assert.equal(resumed.body.status, 'active');
+    h.clock.advance(CACHE_TTL_MS + 1);
+    assert.equal((await h.request('GET', `/s/${link.slug}`)).status, 302);
+  });
+
+  test('suspending twice keeps the status the link had before the first suspension', async () => {
+    const link = await newLink();
+    await h.request('PATCH', `/links/${link.id}`, { key, body: { version: link.version, status: 'paused' } });
+    await h.cli('links suspend', { id: link.id });
+    assert.deepEqual(await h.cli('links suspend', { id: link.id }), { id: link.id, status: 'suspended' });
+    assert.deepEqual(await h.cli('links restore', { id: link.id }), { id: link.id, status: 'paused' });
+    await h.cli('links suspend', { id: link.id });
+    assert.deepEqual(await h.cli('links restore', { id: link.id }), { id: link.id, status: 'paused' }, 'kept per suspension');
+  });
+
+  test('a link suspended with no status kept comes back active', async () => {
+    const link = await newLink();
+    await h.request('PATCH', `/links/${link.id}`, { key, body: { version: link.version, status: 'paused' } });
+    await h.cli('links suspend', { id: link.id });
+    await h.database.db.updateTable('links').set({ status_before_suspension: null }).where('id', '=', link.id).execute();
     assert.deepEqual(await h.cli('links restore', { id: link.id }), { id: link.id, status: 'active' });
   });
 
-  test('repeating an action is a no-op, and restoring a link that is not suspended is refused', async () => {
+  test('repeating an action is a no-op that reports the status the link is in', async () => {
     const link = await newLink();
     assert.deepEqual(await h.cli('links suspend', { id: link.id }), { id: link.id, status: 'suspended' });
     const version = (await h.request('GET', `/links/${link.id}`, { key })).body.version;
@@ -79,8 +108,13 @@ eachDatabase('operator abuse controls', (kind) => {
     assert.deepEqual(await h.cli('links restore', { id: link.id }), { id: link.id, status: 'active' });
     assert.equal((await h.request('GET', `/links/${link.id}`, { key })).body.version, version + 1);
     const other = await newLink();
-    await h.request('PATCH', `/links/${other.id}`, { key, body: { version: other.version, status: 'paused' } });
-    await assert.rejects(h.cli('links restore', { id: other.id }), /it is paused, not suspended/);
+    const paused = await h.request('PATCH', `/links/${other.id}`, { key, body: { version: other.version, status: 'paused' } });
+    assert.deepEqual(await h.cli('links restore', { id: other.id }), { id: other.id, status: 'paused' });
+    assert.equal((await h.request('GET', `/links/${other.id}`, { key })).body.version, paused.body.version, 'unchanged');
+    const deleted = await newLink();
+    await h.database.db.updateTable('links').set({ status: 'deleted' }).where('id', '=', deleted.id).execute();
+    await assert.rejects(h.cli('links restore', { id: deleted.id }), /it is deleted, not suspended/);
+    await assert.rejects(h.cli('links suspend', { id: deleted.id }), /cannot suspend link .*: it is deleted$/);
   });
 
   test('an unknown id is a one-line reason on stderr and a non-zero exit', async () => {

@@ -11,7 +11,7 @@ export const linkCommands: Record<string, Command> = {
     async run(values, { database, now }) {
       const id = required(values, 'id');
       const outcome = await new KyselyModerationStore(database.db).suspend(id, now);
-      return report(id, outcome, 'suspended');
+      return report(id, outcome, 'suspend', ['suspended']);
     },
   },
   'links restore': {
@@ -19,17 +19,18 @@ export const linkCommands: Record<string, Command> = {
     async run(values, { database, now }) {
       const id = required(values, 'id');
       const outcome = await new KyselyModerationStore(database.db).restore(id, now);
-      return report(id, outcome, 'active');
+      // A link that is not suspended may already have been restored (to active or to paused), so
+      // either status is reported as a no-op success.
+      return report(id, outcome, 'restore', ['active', 'paused']);
     },
   },
 };
 
-/** Repeating an action is a no-op success; anything else that did not change is refused with the reason. */
-function report(id: string, outcome: ModerationOutcome, wanted: 'suspended' | 'active'): object {
+/** Prints the status the link is in now; an action that changed nothing succeeds only from `settled`. */
+function report(id: string, outcome: ModerationOutcome, action: string, settled: string[]): object {
   if (outcome.kind === 'missing') throw new CliError(`no link with id ${id}`);
-  if (outcome.kind === 'unchanged' && outcome.status !== wanted) {
-    const action = wanted === 'suspended' ? 'suspend' : 'restore';
-    throw new CliError(`cannot ${action} link ${id}: it is ${outcome.status}${wanted === 'active' ? ', not suspended' : ''}`);
+  if (outcome.kind === 'unchanged' && !settled.includes(outcome.status)) {
+    throw new CliError(`cannot ${action} link ${id}: it is ${outcome.status}${action === 'restore' ? ', not suspended' : ''}`);
   }
   return { id, status: outcome.status };
 }

@@ -9,6 +9,7 @@ import * as rollupsByDay from './migrations/0007-rollups-by-day.js';
 import * as rollupRows from './migrations/0008-rollup-rows.js';
 import * as linkVisitDeltas from './migrations/0009-link-visit-deltas.js';
 import * as linkNumbers from './migrations/0010-link-numbers.js';
+import * as statusBeforeSuspension from './migrations/0011-status-before-suspension.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0008_rollup_rows': rollupRows,
   '0009_link_visit_deltas': linkVisitDeltas,
   '0010_link_numbers': linkNumbers,
+  '0011_status_before_suspension': statusBeforeSuspension,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { recordLinkChange } from './link-changes.js';
 import type { LinkStatus } from '../domain/ports.js';
 import type { DB } from './schema.js';
@@ -9,6 +9,8 @@ export type ModerationOutcome =
   | { kind: 'unchanged'; status: LinkStatus; slug: string }
   | { kind: 'missing' };
 
+type StatusChange = { status: RawBuilder<string> | LinkStatus; status_before_suspension: RawBuilder<string> | null };
+
 /**
  * Operator abuse controls. Each change is one guarded UPDATE (the WHERE names the statuses it may
  * start from), so a suspend racing an owner's PATCH either lands before it (the PATCH then finds a
@@ -18,24 +20,25 @@ export type ModerationOutcome =
 export class KyselyModerationStore {
   constructor(private readonly db: Kysely<DB>) {}
 
-  /** Active or paused → suspended. Suspending a suspended link changes nothing. */
-  suspend(id: string, now: number): Promise<ModerationOutcome> {
-    return this.move(id, ['active', 'paused'], 'suspended', now);
-  }
-
   /**
-   * Suspended → active. The status before the suspension is not kept (no column holds it), so a link
-   * paused before it comes back active; docs/decisions.md says why that is acceptable.
+   * Active or paused → suspended, keeping the status it had. Suspending a suspended link changes
+   * nothing, so the kept status is the one from before the first suspension.
    */
-  restore(id: string, now: number): Promise<ModerationOutcome> {
-    return this.move(id, ['suspended'], 'active', now);
+  suspend(id: string, now: number): Promise<ModerationOutcome> {
+    return this.move(id, ['active', 'paused'], { status: 'suspended', status_before_suspension: sql<string>`status` }, now);
   }
 
-  private async move(id: string, from: LinkStatus[], to: LinkStatus, now: number): Promise<ModerationOutcome> {
+  /** Suspended → the status it had before the suspension (active when none is kept). */
+  restore(id: string, now: number): Promise<ModerationOutcome> {
+    const before = sql<string>`coalesce(status_before_suspension, 'active')`;
+    return this.move(id, ['suspended'], { status: before, status_before_suspension: null }, now);
+  }
+
+  private async move(id: string, from: LinkStatus[], to: StatusChange, now: number): Promise<ModerationOutcome> {
     const row = await this.db.transaction().execute(async (tx) => {
       const changed = await tx
         .updateTable('links')
-        .set({ status: to, version: sql<number>`version + 1`, updated_at: now })
+        .set({ ...to, version: sql<number>`version + 1`, updated_at: now })
         .where('id', '=', id)
         .where('status', 'in', from)
         .returning(['slug', 'status'])

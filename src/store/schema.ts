@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /**
  * Table types, snake_case as in SQL. Timestamps are Unix milliseconds in integer columns on both
@@ -40,6 +40,8 @@ export interface LinkTable {
   updated_at: number;
   /** Visits recorded (maintained by analytics roll-ups). */
   visits: Generated<number>;
+  /** While suspended: the status restore gives back (`active` or `paused`); null otherwise. */
+  status_before_suspension: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Links created per account and UTC month ('2026-11'): the shared free allowance counter. */
