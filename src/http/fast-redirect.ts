@@ -5,6 +5,7 @@ import type { Source } from '../domain/analytics/ports.js';
 import type { RedirectResolver, Resolution } from '../domain/redirects.js';
 import type { Clock } from '../domain/time.js';
 import { clientAddress } from './client-address.js';
+import { RedirectCounts, type RedirectOutcomes } from './counts.js';
 import { EXPIRED_PAGE, NOT_FOUND_PAGE } from './pages.js';
 import { logFailure, UNAVAILABLE_RETRY_SECONDS, writeError } from './plugins/errors.js';
 import type { RedirectGuard } from './redirect-guard.js';
@@ -131,6 +132,8 @@ export interface RedirectDeps {
 export class FastRedirect {
   private closing = false;
   private readonly tail = new RedirectTail();
+  /** Answers by path and outcome, read by /metrics (metrics.ts). */
+  readonly counts = new RedirectCounts();
 
   constructor(private readonly deps: RedirectDeps) {}
 
@@ -163,21 +166,27 @@ export class FastRedirect {
     const { guard, resolver, now } = this.deps;
     try {
       const time = now();
-      if (guard !== undefined && guard.refuse(address, res, time)) return this.sent(req, res);
+      if (guard !== undefined && guard.refuse(address, res, time)) {
+        if (res.statusCode === 429) this.outcomes(source).rateLimited++;
+        else this.outcomes(source).shed++;
+        return this.sent(req, res);
+      }
       const cached = resolver.peek(slug, time);
       if (cached !== undefined) return this.answer(req, res, cached, source, address, time, direct);
     } catch (error) {
-      return this.fail(req, res, error);
+      return this.fail(req, res, error, source);
     }
     // A miss asks the database: the closure and promise are the price of a miss, not of a visit.
     resolver
       .resolve(slug)
       .then((resolution) => this.answer(req, res, resolution, source, address, now(), direct))
-      .catch((error: unknown) => this.fail(req, res, error));
+      .catch((error: unknown) => this.fail(req, res, error, source));
   }
 
   private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string, time: number, direct: boolean): void {
+    const counts = this.outcomes(source);
     if (resolution.kind === 'redirect') {
+      counts.redirected++;
       if (this.deps.visits !== undefined && req.method === 'GET') {
         this.deps.visits(req.rawHeaders, address, resolution.link, source, time);
       }
@@ -192,9 +201,11 @@ export class FastRedirect {
     }
     // For HEAD, node:http sends the headers (with the page's length) and drops the body.
     if (resolution.kind === 'expired') {
+      counts.expired++;
       res.writeHead(410, EXPIRED_HEADERS);
       res.end(EXPIRED_BODY);
     } else {
+      counts.notFound++;
       res.writeHead(404, NOT_FOUND_HEADERS);
       res.end(NOT_FOUND_BODY);
     }
@@ -226,8 +237,13 @@ export class FastRedirect {
     if (res.writableLength > 0) req.socket.setTimeout(this.deps.idleSocketTimeoutMs);
   }
 
+  private outcomes(source: Source): RedirectOutcomes {
+    return source === 's' ? this.counts.s : this.counts.q;
+  }
+
   /** What Fastify's error handler does with a thrown error: log it, answer 503 links_unavailable. */
-  private fail(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+  private fail(req: IncomingMessage, res: ServerResponse, error: unknown, source: Source): void {
+    this.outcomes(source).failed++;
     logFailure(this.deps.log, error);
     if (res.headersSent) {
       res.destroy();
