@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { VisitRecorder } from '../domain/analytics/recorder.js';
+import type { RecordingActivity } from '../domain/analytics/recording-loop.js';
 import { StatsService } from '../domain/analytics/stats-service.js';
 import type { LinkService } from '../domain/link-service.js';
 import type { Clock } from '../domain/time.js';
@@ -22,7 +23,10 @@ declare module 'fastify' {
  * Wires visit recording and stats: the recorder starts flushing now, and the app's onClose runs its
  * final flush before src/server.ts closes the database.
  */
-export async function setUpAnalytics(app: FastifyInstance, deps: { config: Config; database: Database; links: LinkService; now: Clock }) {
+export async function setUpAnalytics(
+  app: FastifyInstance,
+  deps: { config: Config; database: Database; links: LinkService; now: Clock; onActivity?: (activity: RecordingActivity) => void },
+) {
   const { config, database, now } = deps;
   const settings = config.analytics;
   const onError = (error: unknown) => app.log.warn({ err: error }, 'visit recording: flush failed, will retry');
@@ -33,7 +37,7 @@ export async function setUpAnalytics(app: FastifyInstance, deps: { config: Confi
     heartbeatIntervalMs: settings.heartbeatIntervalMs,
   };
   const recorder = new VisitRecorder({
-    backend: recordingBackend(database, loop, onError),
+    backend: recordingBackend(database, loop, onError, deps.onActivity),
     now,
     flushIntervalMs: settings.flushIntervalMs,
     bufferMaxVisits: settings.bufferMaxVisits,

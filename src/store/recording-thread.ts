@@ -3,13 +3,13 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { DayVisitsMessage } from '../domain/analytics/day-visits.js';
 import type { Handover, RecordingBackend, Shortfall } from '../domain/analytics/ports.js';
-import { RecordingLoop, type RecordingLoopOptions } from '../domain/analytics/recording-loop.js';
+import { RecordingLoop, type RecordingActivity, type RecordingLoopOptions } from '../domain/analytics/recording-loop.js';
 import { BACKGROUND_NICE, QUIET_THREAD_SOURCE, UNPIPED_STDIO } from './background-threads.js';
 import type { Database } from './database.js';
 import { KyselyVisitStore } from './visit-store.js';
 
 /** The loop's settings that cross to the thread (the store and the instance are made there). */
-export type LoopSettings = Omit<RecordingLoopOptions, 'store' | 'onError' | 'instanceId'>;
+export type LoopSettings = Omit<RecordingLoopOptions, 'store' | 'onError' | 'onActivity' | 'instanceId'>;
 
 export interface Request {
   id: number;
@@ -26,9 +26,11 @@ export interface ErrorReport {
 /**
  * A request's answer with the thread's count of released visits (and `resync` when it could not read
  * a buffer's links: its mirror of the link table is out of step, so it must be sent all of them), or
- * an error of a tick to log.
+ * an error of a tick to log. `activities`: the flushes and roll-ups that ended since the last answer.
  */
-export type Reply = { id: number; released: number; durableAt: number; resync?: boolean; error?: ErrorReport } | { report: ErrorReport };
+export type Reply =
+  | { id: number; released: number; durableAt: number; resync?: boolean; error?: ErrorReport; activities?: RecordingActivity[] }
+  | { report: ErrorReport };
 
 /** The final flush's limit before the thread is ended (the server's own shutdown limit is 15 s). */
 const STOP_TIMEOUT_MS = 10_000;
@@ -66,11 +68,16 @@ const asError = (report: ErrorReport) => Object.assign(new Error(report.message)
  * so that flushes, roll-ups and their garbage never run on the event loop that answers redirects; an
  * in-memory SQLite database, which no other connection can open, keeps the loop on this thread.
  */
-export function recordingBackend(database: Database, settings: LoopSettings, onError: (error: unknown) => void): RecordingBackend {
+export function recordingBackend(
+  database: Database,
+  settings: LoopSettings,
+  onError: (error: unknown) => void,
+  onActivity?: (activity: RecordingActivity) => void,
+): RecordingBackend {
   if (database.url === 'sqlite::memory:') {
-    return new RecordingLoop({ ...settings, instanceId: crypto.randomUUID(), store: new KyselyVisitStore(database), onError });
+    return new RecordingLoop({ ...settings, instanceId: crypto.randomUUID(), store: new KyselyVisitStore(database), onError, onActivity });
   }
-  return new RecordingThread(database, settings, onError);
+  return new RecordingThread(database, settings, onError, onActivity);
 }
 
 /**
@@ -106,6 +113,7 @@ export class RecordingThread implements RecordingBackend {
     private readonly database: Pick<Database, 'url' | 'waitingWriters'>,
     private readonly settings: LoopSettings,
     private readonly onError: (error: unknown) => void,
+    private readonly onActivity?: (activity: RecordingActivity) => void,
   ) {}
 
   start(now: number): Promise<void> {
@@ -230,6 +238,7 @@ export class RecordingThread implements RecordingBackend {
       this.released = this.base + reply.released;
       this.answeredAt = Math.max(this.answeredAt, reply.durableAt);
       if (reply.resync) this.linksSent = new Map();
+      if (this.onActivity !== undefined) for (const activity of reply.activities ?? []) this.onActivity(activity);
       if (reply.error) call?.reject(asError(reply.error));
       else call?.resolve();
     });

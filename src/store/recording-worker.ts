@@ -6,7 +6,7 @@ import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DayVisits } from '../domain/analytics/day-visits.js';
 import type { LinkTable } from '../domain/analytics/link-table.js';
-import { RecordingLoop } from '../domain/analytics/recording-loop.js';
+import { RecordingLoop, type RecordingActivity } from '../domain/analytics/recording-loop.js';
 import { quietThread } from './background-threads.js';
 import { openDatabase } from './database.js';
 import { describeError, type ErrorReport, type Reply, type Request, type WorkerData } from './recording-thread.js';
@@ -25,7 +25,15 @@ try {
 }
 // The server migrated the schema before starting this thread; checkpoints are the server's too.
 const database = await openDatabase(databaseUrl, { migrate: false, checkpoints: false, giveWayTo });
-const loop = new RecordingLoop({ ...settings, instanceId, store: new KyselyVisitStore(database), onError: (error) => send({ report: describeError(error) }) });
+/** Flushes and roll-ups that ended since the last answer, sent with the next one (the server's /metrics). */
+let activities: RecordingActivity[] = [];
+const loop = new RecordingLoop({
+  ...settings,
+  instanceId,
+  store: new KyselyVisitStore(database),
+  onError: (error) => send({ report: describeError(error) }),
+  onActivity: (activity) => activities.push(activity),
+});
 port.on('messageerror', (error) => send({ report: describeError(error) }));
 
 /** Mirrors of the recorder's link tables (link-table.ts); only the newest is extended. */
@@ -69,7 +77,8 @@ port.on('message', (request: Request) => {
       error ??= describeError(e);
     } finally {
       // Always answered, and after stop the thread always ends: the server's shutdown waits for it.
-      send({ id: request.id, released: loop.released, durableAt: loop.durableAt, resync, error });
+      send({ id: request.id, released: loop.released, durableAt: loop.durableAt, resync, error, activities });
+      activities = [];
       if (request.op === 'stop') port.close();
     }
   });

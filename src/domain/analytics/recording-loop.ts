@@ -1,4 +1,4 @@
-import type { DayVisits, Handover, RecordingBackend, RecordingLimits, Shortfall, VisitStore } from './ports.js';
+import type { DayVisits, FlushResult, Handover, RecordingBackend, RecordingLimits, Shortfall, VisitStore } from './ports.js';
 
 export interface RecordingLoopOptions {
   store: VisitStore;
@@ -8,6 +8,21 @@ export interface RecordingLoopOptions {
   rollupIntervalMs: number;
   heartbeatIntervalMs: number;
   onError: (error: unknown) => void;
+  /** Told after every flush and roll-up (the /metrics endpoint's durations and visit counts). */
+  onActivity?: (activity: RecordingActivity) => void;
+}
+
+/**
+ * One flush or roll-up, how long it took and whether it succeeded. A flush also says how many visits
+ * it wrote, refused (allowance, daily ceiling) and wrote as dropped (a recording_unavailable gap).
+ */
+export interface RecordingActivity {
+  op: 'flush' | 'rollup';
+  seconds: number;
+  ok: boolean;
+  recorded: number;
+  refused: number;
+  dropped: number;
 }
 
 /** Visits not recorded, merged per link (null: every link): counts add up, the span widens. */
@@ -78,8 +93,7 @@ export class RecordingLoop implements RecordingBackend {
       // folds and deletes its journal rows in one transaction, so a flush landing mid-roll-up is folded
       // next time).
       if (every(this.o.rollupIntervalMs) && this.rolling === undefined) {
-        this.rolling = this.o.store
-          .rollUp(now)
+        this.rolling = this.rollUp(now)
           .then(() => undefined, this.o.onError)
           .finally(() => (this.rolling = undefined));
       }
@@ -96,7 +110,7 @@ export class RecordingLoop implements RecordingBackend {
     await this.rolling;
     return this.serial(async () => {
       if (!(await this.flushOnce(handover.now))) throw new Error('visit flush failed');
-      await this.o.store.rollUp(handover.now);
+      await this.rollUp(handover.now);
     });
   }
 
@@ -106,7 +120,7 @@ export class RecordingLoop implements RecordingBackend {
     await this.rolling;
     await this.serial(async () => {
       if (!(await this.flushOnce(handover.now))) return;
-      await this.o.store.rollUp(handover.now);
+      await this.rollUp(handover.now);
       await this.o.store.leave(this.o.instanceId);
     }).catch(this.o.onError);
   }
@@ -127,17 +141,38 @@ export class RecordingLoop implements RecordingBackend {
     const days = this.take(now);
     const dropped = this.dropped;
     this.dropped = new Map();
+    const started = performance.now();
+    let result: FlushResult;
     try {
-      await this.o.store.flush({ instanceId: this.o.instanceId, startedAt: this.startedAt, now, days, dropped: [...dropped.values()], limits: this.o.limits });
-      for (const day of days) this.released += day.count;
-      this.durableAt = now;
-      return true;
+      result = await this.o.store.flush({ instanceId: this.o.instanceId, startedAt: this.startedAt, now, days, dropped: [...dropped.values()], limits: this.o.limits });
     } catch (error) {
       this.waiting = [...days, ...this.waiting];
       for (const s of dropped.values()) addShortfall(this.dropped, s.linkId, s.count, s.from, s.to);
+      this.o.onActivity?.({ op: 'flush', seconds: (performance.now() - started) / 1000, ok: false, recorded: 0, refused: 0, dropped: 0 });
       this.o.onError(error);
       return false;
     }
+    for (const day of days) this.released += day.count;
+    this.durableAt = now;
+    let lost = 0;
+    for (const s of dropped.values()) lost += s.count;
+    const { recorded, refused } = result;
+    this.o.onActivity?.({ op: 'flush', seconds: (performance.now() - started) / 1000, ok: true, recorded, refused, dropped: lost });
+    return true;
+  }
+
+  /** The store's roll-up, timed for onActivity; rejects as the store's does. */
+  private async rollUp(now: number): Promise<void> {
+    const started = performance.now();
+    const report = (ok: boolean) =>
+      this.o.onActivity?.({ op: 'rollup', seconds: (performance.now() - started) / 1000, ok, recorded: 0, refused: 0, dropped: 0 });
+    try {
+      await this.o.store.rollUp(now);
+    } catch (error) {
+      report(false);
+      throw error;
+    }
+    report(true);
   }
 
   /** The waiting days joined into one entry per day, ascending. */
