@@ -9,6 +9,7 @@ import { IdempotencyGuard, PENDING_CLAIM_TTL_MS } from './domain/idempotency.js'
 import { LinkService } from './domain/link-service.js';
 import { RedirectResolver } from './domain/redirects.js';
 import type { RandomBytes } from './domain/slugs.js';
+import { dnsResolver } from './domain/targets.js';
 import { days, type Clock } from './domain/time.js';
 import { setUpAnalytics } from './http/analytics.js';
 import { trustOneHop } from './http/client-address.js';
@@ -152,6 +153,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     idempotency,
     limits: config.limits,
     publicUrl: config.publicUrl,
+    publicHostnames: config.publicHostnames,
+    resolveHost: dnsResolver(),
     networkSecret,
     now,
     randomBytes: options.randomBytes ?? crypto.randomBytes,

@@ -7,6 +7,8 @@ export interface Config {
   readonly host: string;
   readonly databaseUrl: string;
   readonly publicUrl: string;
+  /** Further host names the service answers to (`*.name` for every subdomain): targets may not loop through them. */
+  readonly publicHostnames: readonly string[];
   readonly trustProxy: boolean;
   readonly edgeLocation: string;
   readonly redisUrl: string | undefined;
@@ -99,6 +101,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   if (!isHttpOrigin(publicUrl)) problems.push(`PUBLIC_URL must be an http(s) origin (got "${publicUrl}")`);
+  const publicHostnames = (env.PUBLIC_HOSTNAMES ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  for (const name of publicHostnames) {
+    if (!isHostName(name)) problems.push(`PUBLIC_HOSTNAMES must list host names, comma-separated (got "${name}")`);
+  }
   const trustProxy = env.TRUST_PROXY ?? '';
   if (!['', '0', '1'].includes(trustProxy)) problems.push(`TRUST_PROXY must be 1 or 0 (got "${trustProxy}")`);
   const redisUrl = env.REDIS_URL || undefined;
@@ -110,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     publicUrl,
+    publicHostnames: Object.freeze(publicHostnames),
     trustProxy: trustProxy === '1',
     edgeLocation: env.EDGE_LOCATION || 'local',
     redisUrl,
@@ -148,6 +155,16 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze(config);
+}
+
+/** A host name or address, optionally `*.` for its subdomains; no scheme, port or path. */
+function isHostName(value: string): boolean {
+  const name = value.replace(/^\*\./, '');
+  try {
+    return /^[^/:@?#*]+$|^\[[0-9a-f:.]+\]$/i.test(name) && new URL(`http://${name}/`).hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 function isHttpOrigin(value: string): boolean {

@@ -8,7 +8,7 @@ import { requireKey, type KeyPrincipal, type Principal, type Scope } from './pri
 import { hashSecret, newTrialToken, seal, unseal } from './secrets.js';
 import { withReservation } from './spending.js';
 import { randomSlug, type RandomBytes } from './slugs.js';
-import { checkTarget } from './targets.js';
+import { checkTarget, interfaceAddresses, resolvesToUs, serviceHosts, type HostResolver, type ServiceHosts } from './targets.js';
 import { days, nextUtcMidnight, secondsUntil, utcDay, utcMonth, type Clock } from './time.js';
 
 export interface CreateLinkInput {
@@ -25,6 +25,10 @@ export interface LinkServiceDeps {
   idempotency: IdempotencyGuard;
   limits: Limits;
   publicUrl: string;
+  /** Further host names the service answers to (PUBLIC_HOSTNAMES): targets may not loop through them. */
+  publicHostnames?: readonly string[];
+  /** Looks up targets on redirect paths; without it only the target's text is judged. */
+  resolveHost?: HostResolver;
   networkSecret: string;
   now: Clock;
   randomBytes: RandomBytes;
@@ -35,7 +39,11 @@ export interface LinkServiceDeps {
 type Command = Omit<CreateLinkCommand, 'owner'>;
 
 export class LinkService {
-  constructor(private readonly deps: LinkServiceDeps) {}
+  private readonly hosts: ServiceHosts;
+
+  constructor(private readonly deps: LinkServiceDeps) {
+    this.hosts = serviceHosts(deps.publicUrl, deps.publicHostnames);
+  }
 
   async create<R extends object>(
     principal: Principal,
@@ -49,7 +57,7 @@ export class LinkService {
     if (!key && (input.alias !== undefined || input.tags !== undefined || (input.maxCredits ?? 0) !== 0)) {
       throw new AppError('invalid_request');
     }
-    checkTarget(input.target, this.deps.publicUrl);
+    await this.checkTarget(input.target);
     const now = this.deps.now();
     const net = networkHash(this.deps.networkSecret, network);
     const claim = this.deps.idempotency.claim({
@@ -96,6 +104,14 @@ export class LinkService {
   }
 
   /** Free while the month's allowance lasts; past it, 10 purchased credits if the caller allowed them. */
+  /** The target rule (targets.ts), then, for a redirect path on a host name, what DNS says that name is. */
+  private async checkTarget(target: string): Promise<void> {
+    checkTarget(target, this.hosts);
+    if (this.deps.resolveHost && (await resolvesToUs(target, this.deps.resolveHost, interfaceAddresses))) {
+      throw new AppError('invalid_request');
+    }
+  }
+
   private async createForAccount(key: KeyPrincipal, maxCredits: number, command: Command): Promise<LinkRecord> {
     const { accountId } = key;
     const now = command.link.createdAt;
@@ -149,7 +165,7 @@ export class LinkService {
 
   async update(principal: Principal, id: string, version: number, changes: LinkChanges): Promise<LinkRecord> {
     const key = requireKey(principal, 'links:write');
-    if (changes.target !== undefined) checkTarget(changes.target, this.deps.publicUrl);
+    if (changes.target !== undefined) await this.checkTarget(changes.target);
     const updated = await this.deps.links.update(id, key.accountId, version, changes, this.deps.now());
     if (updated) {
       this.deps.onLinkChanged(updated.slug);
