@@ -87,18 +87,24 @@ function deviceClass(type: string | undefined, recognised: boolean): DeviceClass
   return 'other';
 }
 
+/** One DNS label: letters, digits, `-` and `_` (which real host names carry), no `-` at either end. */
+const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
+
 /**
- * Lower-cased host without `www.` or a trailing dot; `unknown` when the header is not a URL, or names a
- * numeric address (says nothing about a site, and an address is not kept in the database).
+ * Lower-cased host without `www.` or a trailing dot; `unknown` when the header is not a URL, names a
+ * numeric address (says nothing about a site, and an address is not kept in the database), or its
+ * host is not a real host name: WHATWG URL lets `;=1+1;x.example` through as a host, and a stored
+ * referrer ends up in CSV exports and on the website.
  */
 export function referrerHost(referrer: string): string {
+  let host: string;
   try {
-    let host = new URL(referrer).hostname.toLowerCase();
-    if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return 'unknown';
-    if (host.endsWith('.')) host = host.slice(0, -1);
-    if (host.startsWith('www.')) host = host.slice(4);
-    return host ? host.slice(0, MAX_HOST) : 'unknown';
+    host = new URL(referrer).hostname.toLowerCase().replace(/\.+$/, '');
   } catch {
     return 'unknown';
   }
+  if (host.startsWith('[') || isIP(host) !== 0) return 'unknown';
+  if (host.startsWith('www.')) host = host.slice(4);
+  if (host === '' || host.length > MAX_HOST || !host.split('.').every((label) => LABEL.test(label))) return 'unknown';
+  return host;
 }

@@ -4,18 +4,31 @@ import type { Gap, RollupRow } from './ports.js';
 export const CSV_HEADER = 'kind,date,dimension,value,count,gap_from,gap_to,gap_reason';
 
 /**
- * Quotes a field when it needs it, and defuses values a spreadsheet would run as a formula
- * (=, +, -, @ at the start): referrer hosts and browser names come from request headers.
+ * Characters a spreadsheet starts a formula with (also their full-width forms, which some spreadsheets
+ * in East Asian locales read as the ASCII ones), after any spaces or quotes a lenient reader strips.
  */
-function field(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+const FORMULA_START = /^(?:[^\S\t\r\n]|")*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]/;
+
+/**
+ * One text cell. Spreadsheets pick the delimiter by locale or by guessing (`,`, `;`, tab), so a cell is
+ * defused as each of them would split it: every piece between `,` `;` tab and line breaks that starts
+ * with a formula character gets a `'` before it, and so does a cell starting with a tab or a carriage
+ * return. A cell holding any delimiter-like character or a quote is then quoted.
+ */
+export function csvCell(value: string): string {
+  const pieces = value.split(/([,;\t\r\n])/);
+  for (let i = 0; i < pieces.length; i += 2) {
+    if (FORMULA_START.test(pieces[i]!)) pieces[i] = `'${pieces[i]}`;
+  }
+  let safe = pieces.join('');
+  if (/^[\t\r]/.test(safe)) safe = `'${safe}`;
+  return /[",;\t\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 /** One row per day and dimension value, then one row per gap; times of gaps are Unix milliseconds. */
 export function toCsv(rows: RollupRow[], gaps: Gap[]): string {
   const lines = [CSV_HEADER];
-  for (const r of rows) lines.push(`visits,${r.day},${r.dimension},${field(r.value)},${r.count},,,`);
-  for (const g of gaps) lines.push(`gap,,,,,${g.from},${g.to},${g.reason}`);
+  for (const r of rows) lines.push(`visits,${r.day},${csvCell(r.dimension)},${csvCell(r.value)},${r.count},,,`);
+  for (const g of gaps) lines.push(`gap,,,,,${g.from},${g.to},${csvCell(g.reason)}`);
   return `${lines.join('\r\n')}\r\n`;
 }
