@@ -131,6 +131,11 @@ function openPostgres(url: string): Database {
   });
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // The pool listens to a client only while it is idle: one checked out (between two statements of a
+  // request, inside a transaction) whose connection is terminated emits 'error' with no listener, which
+  // ends the process. The statement in flight fails by itself (503), and the pool discards the client
+  // when it is released, since it is no longer queryable.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, reads: db, dialect: 'postgres', url, close: () => db.destroy() };
 }

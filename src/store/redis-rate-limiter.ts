@@ -57,6 +57,9 @@ export class RedisRateLimiter implements RateLimiter {
       commandTimeout: COMMAND_TIMEOUT_MS,
       connectTimeout: 1000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+      // Named after the process, so an operator's CLIENT LIST tells the instances apart (and can end
+      // one instance's connections with CLIENT KILL ID).
+      connectionName: `shortlinks:${process.pid}`,
     });
     this.redis.defineCommand('gcra', { numberOfKeys: 1, lua: GCRA_LUA });
     // Without a listener ioredis prints every connection error; the fallback already logs the outage.

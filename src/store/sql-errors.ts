@@ -16,25 +16,39 @@ export function isUniqueViolation(error: unknown, column?: string): boolean {
   return String(e.constraint ?? e.message ?? '').includes(column);
 }
 
+/** SQLite result codes (and their extended forms, e.g. SQLITE_IOERR_WRITE) of a database that is busy or cannot be written now. */
+const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|PROTOCOL|NOMEM)(_|$)/;
+
+/** Socket and name-resolution failures on the way to the database server. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** PostgreSQL SQLSTATEs of a server that is down, restarting, failing over, out of resources or shedding. */
+const POSTGRES_CODES = new Set([
+  '57P01', // admin_shutdown (also pg_terminate_backend)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, shutting down)
+  '25006', // read_only_sql_transaction (connected to a standby after a failover)
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+]);
+
+/** What node-postgres says, without a code, of a connection that is gone or cannot be made. */
+const POSTGRES_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|not queryable|not currently accepting connections|Query read timeout/i;
+
 /**
- * Errors that mean the database is unreachable or too busy right now, as opposed to a bad request:
- * these become 503 links_unavailable with Retry-After.
+ * Errors that mean the database is unreachable, too busy or cannot be written right now, as opposed to
+ * a bad request or a bug: these become 503 links_unavailable with Retry-After, and are logged as such.
  */
 export function isUnavailable(error: unknown): boolean {
   const e = error as DriverError;
   const code = typeof e?.code === 'string' ? e.code : '';
   return (
-    code === 'SQLITE_BUSY' ||
-    code === 'SQLITE_LOCKED' ||
-    code === 'ECONNREFUSED' ||
-    code === 'ECONNRESET' ||
-    code === 'ETIMEDOUT' ||
+    SQLITE_UNAVAILABLE.test(code) ||
+    NETWORK_CODES.has(code) ||
+    POSTGRES_CODES.has(code) ||
     code.startsWith('08') || // connection exceptions
-    code === '53300' || // too_many_connections
-    code === '57P01' || // admin_shutdown
-    code === '57P03' || // cannot_connect_now
-    code === '40001' || // serialization_failure
-    code === '40P01' || // deadlock_detected
-    /timeout exceeded when trying to connect|Connection terminated/i.test(String(e?.message ?? ''))
+    code.startsWith('53') || // insufficient resources: disk full, out of memory, too many connections
+    code.startsWith('58') || // system errors (I/O)
+    POSTGRES_MESSAGES.test(String(e?.message ?? ''))
   );
 }
