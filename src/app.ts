@@ -13,12 +13,15 @@ import { dnsResolver } from './domain/targets.js';
 import { days, type Clock } from './domain/time.js';
 import { setUpAnalytics } from './http/analytics.js';
 import { trustOneHop } from './http/client-address.js';
+import { RefusalCounts } from './http/counts.js';
 import { FastRedirect, KEEP_ALIVE_TIMEOUT_MS, MAX_PARAM_LENGTH } from './http/fast-redirect.js';
+import { healthRoutes } from './http/health.js';
 import { toLinkResponse } from './http/link-response.js';
+import { installMetrics } from './http/metrics.js';
 import { installAuth } from './http/plugins/auth.js';
-import { clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http/plugins/errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/plugins/errors.js';
 import { installOpenApi } from './http/plugins/openapi.js';
-import { installLoadShedding, watchPressure, type PressureProbe } from './http/plugins/load-shedding.js';
+import { installLoadShedding, watchDatabase, watchPressure, type PressureProbe } from './http/plugins/load-shedding.js';
 import { installRateLimits } from './http/plugins/rate-limit.js';
 import { RedirectGuard } from './http/redirect-guard.js';
 import { createRateLimiter } from './store/redis-rate-limiter.js';
@@ -30,7 +33,7 @@ import { statsRoutes } from './http/routes/stats.js';
 import { trialRoutes } from './http/routes/trial.js';
 import type { Services } from './http/services.js';
 import { KyselyAccountStore } from './store/account-store.js';
-import { ping, type Database } from './store/database.js';
+import type { Database } from './store/database.js';
 import { KyselyCreditStore } from './store/credit-store.js';
 import { KyselyIdempotencyStore } from './store/idempotency.js';
 import { KyselyLinkStore } from './store/link-store.js';
@@ -160,7 +163,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     randomBytes: options.randomBytes ?? crypto.randomBytes,
     onLinkChanged: (slug) => redirects.invalidate(slug),
   });
-  const analytics = await setUpAnalytics(app, { config, database, links, now });
+  const metrics = installMetrics(app, config.metricsToken);
+  const analytics = await setUpAnalytics(app, { config, database, links, now, onActivity: metrics?.recordingActivity });
   const billing = new BillingService({
     credits,
     packs: new KyselyPackStore(database.db),
@@ -174,7 +178,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const services: Services = { links, billing, redirects, render: (link) => toLinkResponse(link, config.publicUrl) };
 
   await installOpenApi(app);
-  const pressure = options.pressure ?? watchPressure(app, database);
+  // One database ping a second for load shedding and readiness; the first result is in before listening.
+  const databaseWatch = watchDatabase(app, database);
+  await databaseWatch.first;
+  const pressure = options.pressure ?? watchPressure(app, database, databaseWatch);
+  const refusals = new RefusalCounts();
   const limiter = await createRateLimiter(config.redisUrl, app.log);
   app.addHook('onClose', async () => limiter.close());
   const redirectAnswers = new FastRedirect({
@@ -190,19 +198,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Fastify marks what it still serves while closing with Connection: close; the fast path does too.
   app.addHook('preClose', async () => redirectAnswers.close());
   redirectRoutes(app, redirectAnswers);
-  app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await ping(database);
-      return { status: 'ok' };
-    } catch {
-      return sendError(reply, 'links_unavailable', 5);
-    }
-  });
+  healthRoutes(app, databaseWatch);
+  metrics?.measure({ redirects: redirectAnswers.counts, refusals, database: databaseWatch });
   await app.register(
     async (api) => {
-      installLoadShedding(api, pressure, config.protection);
+      installLoadShedding(api, pressure, config.protection, refusals);
       // Per-network limit (onRequest) before authentication, so a caller over it costs no database query.
-      installRateLimits(api, { limiter, limits: config.limits, edgeLocation: config.edgeLocation, networkSecret, now });
+      installRateLimits(api, { limiter, limits: config.limits, edgeLocation: config.edgeLocation, networkSecret, now, refusals });
       installAuth(api, { keys: accounts, links: linkStore });
       await api.register(linkRoutes, { services });
       await api.register(qrRoutes, { services });

@@ -13,6 +13,8 @@ export interface Config {
   readonly edgeLocation: string;
   readonly redisUrl: string | undefined;
   readonly logLevel: string;
+  /** Bearer token that GET /metrics requires; unset: no /metrics at all (docs/decisions.md, "Health"). */
+  readonly metricsToken: string | undefined;
   readonly limits: Limits;
   /** How long a redirect lookup may be served from this instance's memory (see docs/decisions.md). */
   readonly redirectCacheTtlMs: number;
@@ -111,6 +113,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must be redis://… or rediss://…');
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  // Not echoed: it is a secret. Short tokens could be guessed, and it travels in a header.
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(metricsToken)) problems.push('METRICS_TOKEN must be at least 16 visible ASCII characters');
   const config: Config = {
     port,
     host: env.HOST || '0.0.0.0',
@@ -121,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     edgeLocation: env.EDGE_LOCATION || 'local',
     redisUrl,
     logLevel,
+    metricsToken,
     limits: Object.freeze({
       rateLimitPerIp: int('RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
       rateLimitPerAccount: int('RATE_LIMIT_PER_ACCOUNT', 30, 1, 1_000_000),

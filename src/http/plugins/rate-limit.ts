@@ -4,6 +4,7 @@ import { WINDOW_MS, type RateDecision } from '../../domain/gcra.js';
 import { networkHash, networkOf } from '../../domain/network.js';
 import type { Clock } from '../../domain/time.js';
 import type { RateLimiter } from '../../store/redis-rate-limiter.js';
+import type { RefusalCounts } from '../counts.js';
 import { sendError } from './errors.js';
 
 declare module 'fastify' {
@@ -24,6 +25,8 @@ export interface RateLimitOptions {
   /** Networks are keyed by their HMAC, so Redis never holds a client address. */
   networkSecret: string;
   now: Clock;
+  /** Where refusals are counted for /metrics. */
+  refusals?: RefusalCounts;
 }
 
 /**
@@ -33,28 +36,29 @@ export interface RateLimitOptions {
  * authentication run onRequest, in registration order; the account check runs at preValidation.
  */
 export function installRateLimits(api: FastifyInstance, options: RateLimitOptions): void {
-  const { limiter, limits, edgeLocation, networkSecret, now } = options;
+  const { limiter, limits, edgeLocation, networkSecret, now, refusals } = options;
   api.decorateRequest('rateLimits', null);
 
   api.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.rateLimit === false) return;
     const network = networkHash(networkSecret, networkOf(request.ip));
     const result = await limiter.check(`rl:${edgeLocation}:net:${network}`, limits.rateLimitPerIp, now());
-    return apply(request, reply, 'network', result);
+    return apply(request, reply, 'network', result, refusals);
   });
 
   api.addHook('preValidation', async (request, reply) => {
     if (request.routeOptions.config.rateLimit === false || request.principal?.kind !== 'key') return;
     const result = await limiter.check(`rl:${edgeLocation}:acct:${request.principal.accountId}`, limits.rateLimitPerAccount, now());
-    return apply(request, reply, 'account', result);
+    return apply(request, reply, 'account', result, refusals);
   });
 }
 
-function apply(request: FastifyRequest, reply: FastifyReply, policy: string, result: RateDecision): FastifyReply | undefined {
+function apply(request: FastifyRequest, reply: FastifyReply, policy: string, result: RateDecision, refusals: RefusalCounts | undefined): FastifyReply | undefined {
   request.rateLimits = [...(request.rateLimits ?? []), [policy, result]];
   reply.header('ratelimit-policy', rateLimitPolicy(request.rateLimits));
   reply.header('ratelimit', rateLimit(request.rateLimits));
   if (result.allowed) return undefined;
+  if (refusals !== undefined) refusals.rateLimited++;
   return sendError(reply, 'rate_limited', Math.ceil(result.retryAfterMs / 1000));
 }
 
