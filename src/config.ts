@@ -13,7 +13,7 @@ export interface Config {
   readonly edgeLocation: string;
   readonly redisUrl: string | undefined;
   readonly logLevel: string;
-  /** Bearer token that GET /metrics requires; unset: no /metrics at all (docs/decisions.md, "Health"). */
+  /** Bearer token that GET /metrics requires; unset: no /metrics at all (docs/decisions.md, "Health and metrics"). */
   readonly metricsToken: string | undefined;
   readonly limits: Limits;
   /** How long a redirect lookup may be served from this instance's memory (see docs/decisions.md). */

@@ -17,8 +17,9 @@ export function isReady(watch: DatabaseWatch, at = performance.now()): boolean {
 }
 
 /**
- * Liveness and readiness, as orchestrators probe them (docs/decisions.md, "Health"). Neither does any
- * I/O: liveness answers while the event loop runs; readiness reads the background ping's last result.
+ * Liveness and readiness, as orchestrators probe them (docs/decisions.md, "Health and metrics").
+ * Neither does any I/O: liveness answers while the event loop runs; readiness reads the background
+ * ping's last result.
  * `/health` is readiness, for the tools that know only it. Outside /api/v1: never rate-limited or shed.
  */
 export function healthRoutes(app: FastifyInstance, watch: DatabaseWatch): void {

@@ -26,9 +26,10 @@ const OUTCOMES: Array<[label: string, field: keyof RedirectOutcomes]> = [
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /**
- * The Prometheus metrics of one app, in a registry of its own (docs/decisions.md, "Health"). Flushes and
- * roll-ups are observed as the recording thread reports them, about once a second; everything the
- * request paths count is read from plain fields in collect() callbacks, so no request calls prom-client.
+ * The Prometheus metrics of one app, in a registry of its own (docs/decisions.md, "Health and
+ * metrics"). Flushes and roll-ups are observed as the recording thread reports them, about once a
+ * second; everything the request paths count is read from plain fields in collect() callbacks, so no
+ * request calls prom-client.
  */
 export class Metrics {
   readonly registry = new Registry();
