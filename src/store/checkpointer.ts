@@ -33,23 +33,47 @@ parentPort.once('message', () => {
  * bounded if this thread cannot run.
  */
 export class Checkpointer {
-  private readonly worker: Worker;
-  private readonly exited: Promise<unknown>;
+  private worker: Worker;
+  private exited: Promise<unknown> = Promise.resolve();
+  private stopping = false;
+  private restart: NodeJS.Timeout | undefined;
 
-  constructor(file: string, intervalMs: number) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, ...UNPIPED_STDIO, workerData: { file, driver, intervalMs, nice: BACKGROUND_NICE } });
-    // A worker that fails leaves checkpoints to the writing connection's automatic limit.
-    this.worker.on('error', () => {});
-    this.exited = once(this.worker, 'exit').catch(() => undefined);
-    // Never what keeps the process alive.
-    this.worker.unref();
+  /** `onError` hears of a thread that failed (it is started again); by default nothing is reported. */
+  constructor(
+    private readonly file: string,
+    private readonly intervalMs: number,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {
+    this.worker = this.start();
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restart);
     this.worker.postMessage('stop');
     const timeout = setTimeout(() => void this.worker.terminate(), 2000);
     await this.exited;
     clearTimeout(timeout);
   }
+
+  private start(): Worker {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const workerData = { file: this.file, driver, intervalMs: this.intervalMs, nice: BACKGROUND_NICE };
+    const worker = new Worker(WORKER_SOURCE, { eval: true, ...UNPIPED_STDIO, workerData });
+    // A worker that fails leaves checkpoints to the writing connection's automatic limit until the next.
+    worker.on('error', (error) => this.onError(error));
+    this.exited = once(worker, 'exit').catch(() => undefined);
+    // A thread that ends by itself (its connection could not be opened: the file locked, its disk gone)
+    // is started again ten intervals later, so checkpoints resume once the file can be opened.
+    worker.once('exit', () => {
+      if (this.stopping) return;
+      this.restart = setTimeout(() => (this.worker = this.start()), this.intervalMs * RESTART_INTERVALS);
+      this.restart.unref();
+    });
+    // Never what keeps the process alive.
+    worker.unref();
+    return worker;
+  }
 }
+
+const RESTART_INTERVALS = 10;
