@@ -87,8 +87,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 
 eachDatabase('health endpoints', (kind) => {
   test('readiness answers from the background probe without a query of its own, and flips to 503 and back as the probe sees the database', async () => {
-    const h = await Harness.start(kind);
+    const h = await Harness.start(kind, { METRICS_TOKEN: TOKEN });
     try {
+      const { key } = await h.account();
       await assertReady(h.baseUrl);
       const release = await holdDatabase(h.database, kind);
       try {
@@ -96,11 +97,17 @@ eachDatabase('health endpoints', (kind) => {
         await assertReady(h.baseUrl);
         await waitFor('readiness to go 503', async () => (await get(h.baseUrl, '/readyz')).status === 503);
         await assertUnready(h.baseUrl);
+        // On PostgreSQL an API request waits for a connection until the pool gives up: a storage error.
+        if (kind === 'postgres') assert.equal((await h.request('GET', '/links', { key })).status, 503);
       } finally {
         await release();
       }
       await waitFor('readiness to come back', async () => (await get(h.baseUrl, '/readyz')).status === 200);
       await assertReady(h.baseUrl);
+      if (kind === 'postgres') {
+        const text = (await get(h.baseUrl, '/metrics', { authorization: `Bearer ${TOKEN}` })).text;
+        assert.ok(sample(text, 'shortlinks_database_errors_total', { operation: 'request' })! >= 1, text);
+      }
     } finally {
       await h.close();
     }
