@@ -194,14 +194,14 @@ eachDatabase('no-key trial', (kind) => {
     assert.equal((await allowance(ip)).body.remaining, 1);
   });
 
-  test('a trialToken does not open GET /links or PATCH: both are 401 without a key', async () => {
+  test('a trialToken does not open GET /links or PATCH: both are 403 api_scope_required', async () => {
     const link = await trial(ipv4());
     const headers = { 'x-service-trial-token': link.body.trialToken };
-    expectError(await h.request('GET', '/links', { headers }), 401, 'api_key_invalid');
+    expectError(await h.request('GET', '/links', { headers }), 403, 'api_scope_required');
     const patch = await h.request('PATCH', `/links/${link.body.id}`, { headers, body: { version: 1, target: 'https://evil.example/' } });
-    expectError(patch, 401, 'api_key_invalid');
+    expectError(patch, 403, 'api_scope_required');
     const pause = await h.request('PATCH', `/links/${link.body.id}`, { headers, body: { version: 1, status: 'paused' } });
-    expectError(pause, 401, 'api_key_invalid');
+    expectError(pause, 403, 'api_scope_required');
     const read = await h.request('GET', `/links/${link.body.id}`, { headers });
     assert.deepEqual([read.body.target, read.body.version, read.body.status], ['https://example.org/t', 1, 'active']);
   });

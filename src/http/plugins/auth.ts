@@ -24,11 +24,18 @@ interface AccessSchema {
   security?: Record<string, string[]>[];
 }
 
+/** Whether a route takes a trial token, and whether it needs credentials at all (no anonymous caller). */
+interface TrialRule {
+  accepted: boolean;
+  judged: boolean;
+}
+
 /**
  * Establishes who is calling before the body is even parsed, so that credentials are judged first: a
  * supplied Authorization header must hold a valid, unrevoked key (anything else is 401 and never falls
  * back to the trial); no credentials on a route that needs them is 401; a key without the route's
- * scope is 403. The route's scope and whether it admits anonymous callers are read from its OpenAPI
+ * scope is 403, and so is a valid trial token on a route that needs credentials but takes no trial
+ * token. The route's scope and whether it admits anonymous callers are read from its OpenAPI
  * `x-scopes` and `security`, so the document and the enforcement cannot disagree. Finer rules (a trial
  * token's own link, credits:spend for extras) stay with the domain.
  */
@@ -39,11 +46,13 @@ export function installAuth(app: FastifyInstance, stores: { keys: KeyStore; link
       request.principal = { kind: 'anonymous' };
       return;
     }
-    const principal = await identify(request, stores, request.routeOptions.config.trialToken === true);
     const schema = request.routeOptions.schema as AccessSchema | undefined;
     const scope = schema?.['x-scopes']?.[0];
+    const anonymousAllowed = scope === undefined || (schema?.security?.some((requirement) => Object.keys(requirement).length === 0) ?? false);
+    const accepted = request.routeOptions.config.trialToken === true;
+    // Where anyone may call without credentials (POST /links makes a trial link), a trial token is ignored.
+    const principal = await identify(request, stores, { accepted, judged: accepted || !anonymousAllowed });
     if (scope !== undefined) {
-      const anonymousAllowed = schema?.security?.some((requirement) => Object.keys(requirement).length === 0) ?? false;
       if (principal.kind === 'anonymous' && !anonymousAllowed) throw new AppError('api_key_invalid');
       if (principal.kind === 'key' && !principal.scopes.has(scope as Scope)) throw new AppError('api_scope_required');
     }
@@ -51,7 +60,7 @@ export function installAuth(app: FastifyInstance, stores: { keys: KeyStore; link
   });
 }
 
-async function identify(request: FastifyRequest, stores: { keys: KeyStore; links: LinkStore }, trialAccepted: boolean): Promise<Principal> {
+async function identify(request: FastifyRequest, stores: { keys: KeyStore; links: LinkStore }, trial: TrialRule): Promise<Principal> {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const match = /^Bearer ([^\s]+)$/i.exec(authorization);
@@ -63,10 +72,12 @@ async function identify(request: FastifyRequest, stores: { keys: KeyStore; links
     return { kind: 'key', keyId: key.id, accountId: key.accountId, scopes: new Set(key.scopes), budget: key.budget };
   }
   const token = request.headers[TRIAL_HEADER];
-  if (trialAccepted && token !== undefined) {
+  if (trial.judged && token !== undefined) {
     if (typeof token !== 'string' || !isTrialTokenShaped(token)) throw new AppError('api_key_invalid');
     const link = await stores.links.byTrialTokenHash(hashSecret(token));
     if (!link) throw new AppError('api_key_invalid');
+    // A genuine credential that does not authorize this route (API.md part 5: read, QR and stats only).
+    if (!trial.accepted) throw new AppError('api_scope_required');
     return { kind: 'trial', linkId: link.id };
   }
   return { kind: 'anonymous' };
