@@ -116,11 +116,11 @@ eachDatabase('redirects', (kind) => {
     }
   });
 
-  test('a malformed percent-encoding on the redirect path is 400 invalid_request, not a 5xx', async () => {
+  test('a malformed percent-encoding on the redirect path is the HTML not-found page, not a 5xx', async () => {
     for (const path of ['/s/%ZZ', '/q/%E2%82', '/s/%']) {
       const res = await rawGet(h.baseUrl, path);
-      assert.equal(res.status, 400, path);
-      assert.deepEqual(JSON.parse(res.text), { error: 'invalid_request' }, path);
+      assert.equal(res.status, 404, path);
+      assert.match(res.text, /<title>Link not found<\/title>/, path);
     }
   });
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.js';
 import { isUnavailable } from '../../store/sql-errors.js';
 import { NOT_FOUND_PAGE, isRedirectPath } from '../pages.js';
@@ -50,13 +50,21 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) => {
     if (!isRedirectPath(request.method, request.url)) return sendError(reply, 'not_found');
-    return reply.code(404).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
+    return sendNotFoundPage(reply);
   });
 }
 
-/** Malformed URLs are rejected by the router before any handler runs. */
-export function frameworkErrors(_error: FastifyError, _request: unknown, reply: FastifyReply): void {
-  void sendError(reply, 'invalid_request');
+const sendNotFoundPage = (reply: FastifyReply): FastifyReply =>
+  reply.code(404).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
+
+/**
+ * Malformed URLs (a bad percent-encoding, a segment over the router's length limit) are rejected by
+ * the router before any handler runs: 400 invalid_request, but a mangled short link is a page for
+ * the person who followed it, like any short link that leads nowhere.
+ */
+export function frameworkErrors(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (isRedirectPath(request.method, request.url)) void sendNotFoundPage(reply);
+  else void sendError(reply, 'invalid_request');
 }
 
 /** HTTP that cannot even be parsed (bad request line, oversized headers) gets the same body on the socket. */
