@@ -12,6 +12,7 @@ import type { RandomBytes } from './domain/slugs.js';
 import { dnsResolver } from './domain/targets.js';
 import { days, type Clock } from './domain/time.js';
 import { setUpAnalytics } from './http/analytics.js';
+import { refusingMalformedQuery, withCanonicalUuids } from './http/canonical-input.js';
 import { trustOneHop } from './http/client-address.js';
 import { RefusalCounts } from './http/counts.js';
 import { FastRedirect, KEEP_ALIVE_TIMEOUT_MS, MAX_PARAM_LENGTH } from './http/fast-redirect.js';
@@ -32,6 +33,8 @@ import { redirectRoutes } from './http/routes/redirect.js';
 import { statsRoutes } from './http/routes/stats.js';
 import { trialRoutes } from './http/routes/trial.js';
 import type { Services } from './http/services.js';
+import { installStrictJson, parseQuery } from './http/strict-parsers.js';
+import { answerWhatNodeWould, MAX_REQUEST_HEADERS, refuseUnreadable, repeatedHeader, unreadableHead } from './http/unreadable-request.js';
 import { KyselyAccountStore } from './store/account-store.js';
 import type { Database } from './store/database.js';
 import { KyselyCreditStore } from './store/credit-store.js';
@@ -56,13 +59,19 @@ export interface AppOptions {
   pressure?: PressureProbe;
 }
 
-/** Bodies are validated strictly (no type coercion); query strings and paths are text, so they coerce. */
+/**
+ * Bodies are validated strictly (no type coercion); query strings and paths are text, so they coerce.
+ * UUIDs leave validation in canonical form (src/http/canonical-input.ts).
+ */
 function validators() {
   const options = { strict: false, useDefaults: true, removeAdditional: false, allErrors: false } as const;
   const body = addFormats(new Ajv({ ...options, coerceTypes: false }));
   const text = addFormats(new Ajv({ ...options, coerceTypes: true }));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    httpPart === 'body' ? body.compile(schema) : decimalIntegers(schema, text.compile(schema));
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
+    if (httpPart === 'body') return withCanonicalUuids(schema, body.compile(schema));
+    const check = withCanonicalUuids(schema, decimalIntegers(schema, text.compile(schema)));
+    return httpPart === 'querystring' ? refusingMalformedQuery(check) : check;
+  };
 }
 
 /**
@@ -94,9 +103,14 @@ function httpServer(protection: Protection, listener: http.RequestListener): htt
       headersTimeout: protection.headersTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, Math.floor(protection.headersTimeoutMs / 2)),
       maxHeaderSize: protection.maxHeaderBytes,
+      // node's own answer to a missing Host has no body; the listener refuses it (unreadable-request.ts).
+      requireHostHeader: false,
     },
     listener,
   );
+  // Reaching this count is refused by the listener: node drops header lines past it unseen.
+  server.maxHeadersCount = MAX_REQUEST_HEADERS;
+  answerWhatNodeWould(server);
   // Slow or stalled clients cannot hold sockets open forever (slowloris).
   server.requestTimeout = protection.requestTimeoutMs;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -118,7 +132,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     serverFactory: (handler) =>
       httpServer(config.protection, (req, res) => {
+        // A redirect and the API refuse the same unreadable heads; repeated headers matter past the fast
+        // path, which reads only X-Forwarded-For of them (it checks that itself).
+        if (unreadableHead(req)) return refuseUnreadable(res);
         if (fastPath !== undefined && fastPath.take(req, res)) return;
+        if (repeatedHeader(req, config.trustProxy)) return refuseUnreadable(res);
         req.socket.setTimeout(config.protection.idleSocketTimeoutMs);
         handler(req, res);
       }),
@@ -127,7 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     // A path parameter longer than this makes the router answer 400 before any route runs. No slug or
     // id comes near it, but a mangled short link of any length must still get the 404 page for people.
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQuery },
     // Request logging would log on the redirect hot path; errors are logged where they are handled.
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors,
@@ -137,6 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
   });
   app.setValidatorCompiler(validators());
+  installStrictJson(app);
   installErrorHandling(app);
 
   const linkStore = new KyselyLinkStore(database.db);

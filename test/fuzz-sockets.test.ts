@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { Harness } from './helpers/harness.js';
@@ -33,7 +34,7 @@ interface Exchange {
 }
 
 /** Writes `first`, then `drip` every 50 ms until the server closes the socket (or 5 s pass). */
-function converse(first: string, drip?: string): Promise<Exchange> {
+function converse(first: string | Buffer, drip?: string): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const socket = net.connect(port, '127.0.0.1');
@@ -171,4 +172,71 @@ test('a body over 1 MiB is 400 invalid_request', async () => {
   const { key } = await h.account();
   const res = await h.createLink({ target: 'https://example.org/', title: 'x'.repeat(1024 * 1024) }, { key });
   assert.deepEqual([res.status, res.body], [400, { error: 'invalid_request' }]);
+});
+
+/** Exactly `count` header lines: Host, Connection: close, then short fillers (all well under MAX_HEADER_BYTES). */
+const linesOf = (count: number, last = '') => `Host: x\r\nConnection: close\r\n${'a:1\r\n'.repeat(count - 2 - (last ? 1 : 0))}${last}`;
+
+test('a request with as many header lines as node keeps is 400 invalid_request, on the API and on a short link: what follows is never silently dropped', async () => {
+  for (const path of ['/api/v1/trial', '/s/abc']) {
+    const { response } = await converse(`GET ${path} HTTP/1.1\r\n${linesOf(1000)}\r\n`);
+    assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }], path);
+  }
+  // An invalid key past the limit must not turn the request into an anonymous trial creation.
+  const body = JSON.stringify({ target: 'https://example.org/past-the-limit' });
+  const head = `POST /api/v1/links HTTP/1.1\r\n${linesOf(1500, 'Authorization: Bearer shl_live_forged\r\n')}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+  const { response } = await converse(head + body);
+  assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }]);
+  const served = await converse(`GET /api/v1/trial HTTP/1.1\r\n${linesOf(999)}\r\n`);
+  assert.equal(statusOf(served.response), 200, 'one line fewer is served');
+});
+
+test('a repeated Host, Authorization, trial token, Idempotency-Key or Content-Type is 400 invalid_request, never the first one silently', async () => {
+  const { key } = await h.account();
+  const json = 'Content-Type: application/json\r\nContent-Length: 2\r\n';
+  const cases: [string, string][] = [
+    ['GET /api/v1/trial', 'Host: x\r\nHost: evil.example\r\n'],
+    ['GET /api/v1/links', `Host: x\r\nAuthorization: Bearer ${key}\r\nAuthorization: Bearer shl_live_other\r\n`],
+    ['GET /api/v1/links', `Host: x\r\nAuthorization: Bearer ${key}\r\nauthorization: Bearer ${key}\r\n`],
+    ['GET /api/v1/links/00000000-0000-4000-8000-000000000000', 'Host: x\r\nX-Service-Trial-Token: a\r\nX-Service-Trial-Token: b\r\n'],
+    ['POST /api/v1/links/capacity', `Host: x\r\nAuthorization: Bearer ${key}\r\nIdempotency-Key: ${crypto.randomUUID()}\r\nIdempotency-Key: ${crypto.randomUUID()}\r\n${json}`],
+    ['POST /api/v1/quotes', `Host: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: text/plain\r\n${json}`],
+  ];
+  for (const [line, headers] of cases) {
+    const { response } = await converse(`${line} HTTP/1.1\r\n${headers}\r\n${headers.includes('Content-Length') ? '{}' : ''}`);
+    assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }], `${line}: ${headers.slice(9, 60)}`);
+  }
+});
+
+test('HTTP/1.1 without Host is 400 with the error body, on the API and on a short link; HTTP/1.0 needs none', async () => {
+  for (const path of ['/api/v1/trial', '/s/abc']) {
+    const { response } = await converse(`GET ${path} HTTP/1.1\r\n\r\n`);
+    assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }], path);
+    assert.match(response, /content-type: application\/json/i);
+  }
+  const { response } = await converse('GET /api/v1/trial HTTP/1.0\r\n\r\n');
+  assert.match(response, /^HTTP\/1\.1 200 /);
+});
+
+test('an expectation other than 100-continue is 400 with the error body; 100-continue is honoured', async () => {
+  for (const expect of ['200-ok', 'nonsense', '100-continued']) {
+    const { response } = await converse(`GET /api/v1/trial HTTP/1.1\r\nHost: x\r\nExpect: ${expect}\r\n\r\n`);
+    assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }], expect);
+  }
+  const { response } = await converse('GET /api/v1/trial HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+  assert.match(response, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+});
+
+test('CONNECT is answered 400 with the error body, not dropped', async () => {
+  const { response } = await converse('CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n');
+  assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }]);
+});
+
+test('a JSON body with bytes that are not UTF-8 is 400 invalid_request and creates nothing', async () => {
+  const { key } = await h.account();
+  const body = Buffer.concat([Buffer.from('{"target":"https://example.org/","title":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}')]);
+  const head = `POST /api/v1/links HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nIdempotency-Key: ${crypto.randomUUID()}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+  const { response } = await converse(Buffer.concat([Buffer.from(head), body]));
+  assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }]);
+  assert.deepEqual((await h.request('GET', '/links', { key })).body.links, []);
 });

@@ -122,3 +122,42 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
     assert.equal(await linkCount(accountId), 1);
   });
 });
+
+eachDatabase('Idempotency-Key is a UUID, read in any case', (kind) => {
+  let h: Harness;
+  before(async () => {
+    // No free links: every creation is paid.
+    h = await Harness.start(kind, { FREE_LINKS_PER_MONTH: '0' });
+  });
+  after(async () => h.close());
+
+  const balance = async (key: string) => (await h.request('GET', '/account/usage', { key })).body.purchasedBalance;
+
+  test('a paid creation retried with its key in upper case or as a urn:uuid is replayed, and charged once', async () => {
+    const { key, accountId } = await h.account();
+    await h.cli('credits grant', { account: accountId, credits: '100' });
+    const idem = crypto.randomUUID();
+    const body = { target: 'https://example.org/paid', maxCredits: 10 };
+    const first = await h.createLink(body, { key, idempotencyKey: idem });
+    assert.equal(first.status, 200, first.text);
+    for (const spelling of [idem.toUpperCase(), `urn:uuid:${idem}`, `URN:UUID:${idem.toUpperCase()}`]) {
+      const retry = await h.createLink(body, { key, idempotencyKey: spelling });
+      assert.deepEqual([retry.status, retry.body], [200, first.body], spelling);
+    }
+    assert.equal(await balance(key), 90);
+    const links = await h.database.db.selectFrom('links').select('id').where('account_id', '=', accountId).execute();
+    assert.equal(links.length, 1);
+  });
+
+  test('a capacity pack bought again with its key in upper case is the same pack, paid once', async () => {
+    const { key, accountId } = await h.account();
+    await h.cli('credits grant', { account: accountId, credits: '100' });
+    const idem = crypto.randomUUID();
+    const buy = (idempotencyKey: string) => h.request('POST', '/links/capacity', { key, body: { maxCredits: 50 }, headers: { 'idempotency-key': idempotencyKey } });
+    const first = await buy(idem);
+    assert.equal(first.status, 200, first.text);
+    const retry = await buy(idem.toUpperCase());
+    assert.deepEqual([retry.status, retry.body], [200, first.body]);
+    assert.equal(await balance(key), 50);
+  });
+});

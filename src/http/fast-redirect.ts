@@ -9,6 +9,7 @@ import { RedirectCounts, type RedirectOutcomes } from './counts.js';
 import { EXPIRED_PAGE, NOT_FOUND_PAGE } from './pages.js';
 import { logFailure, UNAVAILABLE_RETRY_SECONDS, writeError } from './plugins/errors.js';
 import type { RedirectGuard } from './redirect-guard.js';
+import { forwardedTwice, refuseUnreadable } from './unreadable-request.js';
 
 /**
  * Told about every GET redirect of an active link (HEAD is not a visit), with the request's raw
@@ -149,6 +150,11 @@ export class FastRedirect {
     const url = req.url ?? '';
     const end = slugEnd(url);
     if (end === -1) return false;
+    // Two X-Forwarded-For lines would make the client address a guess (unreadable-request.ts).
+    if (this.deps.trustProxy && forwardedTwice(req)) {
+      refuseUnreadable(res);
+      return true;
+    }
     if (this.closing) res.setHeader('Connection', 'close');
     const source: Source = url.charCodeAt(1) === LETTER_S ? 's' : 'q';
     // The address is undefined once the client's socket is gone; such a request is not worth a 503.
