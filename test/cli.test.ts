@@ -86,6 +86,17 @@ function operatorFlow(kind: DatabaseKind) {
     const res = await h.request('GET', '/links', { key: key.key });
     assert.deepEqual([res.status, res.body], [401, { error: 'api_key_invalid' }]);
   });
+
+  test('ids are read case-insensitively, also as a urn:uuid, as the API reads them', async () => {
+    const account = await h.cli('accounts create', { email: email() });
+    const upper = account.id.toUpperCase();
+    const key = succeeded(await shortlinks(database.url, 'keys', 'create', '--account', upper, '--scopes', 'links:read'));
+    const grant = succeeded(await shortlinks(database.url, 'credits', 'grant', '--account', `urn:uuid:${upper}`, '--credits', '5'));
+    assert.deepEqual(grant, { account: account.id, purchasedBalance: 5 });
+    const revoked = succeeded(await shortlinks(database.url, 'keys', 'revoke', '--id', key.id.toUpperCase()));
+    assert.deepEqual(revoked, { id: key.id, revoked: true });
+    assert.equal((await h.request('GET', '/links', { key: key.key })).status, 401);
+  });
 }
 
 describe('admin CLI (sqlite)', () => {

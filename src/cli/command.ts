@@ -1,3 +1,4 @@
+import { canonicalUuid } from '../domain/uuids.js';
 import type { Config } from '../config.js';
 import type { Database } from '../store/database.js';
 
@@ -23,3 +24,9 @@ export const required = (values: Values, name: string): string => {
   if (value === undefined || value === '') throw new CliError(`--${name} is required`);
   return value;
 };
+
+/**
+ * An id option, in the one spelling the stores keep (the HTTP edge writes ids the same way), so an
+ * operator may paste an id in upper case or as a URN.
+ */
+export const requiredId = (values: Values, name: string): string => canonicalUuid(required(values, name).trim());

@@ -2,7 +2,7 @@ import { isScope, type Scope } from '../domain/principal.js';
 import { hashSecret, newApiKey } from '../domain/secrets.js';
 import { DuplicateEmailError, KyselyAccountStore } from '../store/account-store.js';
 import { KyselyPackStore, UnrefundablePackError } from '../store/pack-store.js';
-import { CliError, required, type Command } from './command.js';
+import { CliError, required, requiredId, type Command } from './command.js';
 import { linkCommands } from './link-commands.js';
 
 const nonNegativeInteger = (raw: string, name: string, min = 0): number => {
@@ -34,7 +34,7 @@ export const commands: Record<string, Command> = {
     options: { account: { type: 'string' }, scopes: { type: 'string' }, budget: { type: 'string' }, name: { type: 'string' } },
     async run(values, { database, now }) {
       const store = new KyselyAccountStore(database.db);
-      const accountId = await existingAccount(store, required(values, 'account'));
+      const accountId = await existingAccount(store, requiredId(values, 'account'));
       const scopes = [...new Set(required(values, 'scopes').split(',').map((s) => s.trim()).filter(Boolean))];
       const unknown = scopes.filter((s) => !isScope(s));
       if (scopes.length === 0 || unknown.length > 0) throw new CliError(`unknown scope(s): ${unknown.join(', ') || '(none given)'}`);
@@ -48,7 +48,7 @@ export const commands: Record<string, Command> = {
   'keys revoke': {
     options: { id: { type: 'string' } },
     async run(values, { database, now }) {
-      const id = required(values, 'id');
+      const id = requiredId(values, 'id');
       if (!(await new KyselyAccountStore(database.db).revokeKey(id, now))) throw new CliError(`no key with id ${id}`);
       return { id, revoked: true };
     },
@@ -57,7 +57,7 @@ export const commands: Record<string, Command> = {
     options: { account: { type: 'string' }, credits: { type: 'string' } },
     async run(values, { database, now }) {
       const store = new KyselyAccountStore(database.db);
-      const accountId = await existingAccount(store, required(values, 'account'));
+      const accountId = await existingAccount(store, requiredId(values, 'account'));
       const credits = nonNegativeInteger(required(values, 'credits'), 'credits', 1);
       const purchasedBalance = await store.grantCredits(accountId, credits, now);
       return { account: accountId, purchasedBalance };
@@ -66,7 +66,7 @@ export const commands: Record<string, Command> = {
   'packs list': {
     options: { account: { type: 'string' } },
     async run(values, { database }) {
-      const accountId = await existingAccount(new KyselyAccountStore(database.db), required(values, 'account'));
+      const accountId = await existingAccount(new KyselyAccountStore(database.db), requiredId(values, 'account'));
       const packs = await new KyselyPackStore(database.db).list(accountId);
       return { account: accountId, packs };
     },
@@ -75,7 +75,7 @@ export const commands: Record<string, Command> = {
     options: { id: { type: 'string' } },
     async run(values, { database, now }) {
       try {
-        const { pack, purchasedBalance } = await new KyselyPackStore(database.db).refund(required(values, 'id'), now);
+        const { pack, purchasedBalance } = await new KyselyPackStore(database.db).refund(requiredId(values, 'id'), now);
         return { id: pack.id, status: pack.status, credits: pack.credits, account: pack.accountId, purchasedBalance };
       } catch (error) {
         if (error instanceof UnrefundablePackError) throw new CliError(error.message);

@@ -1,5 +1,5 @@
 import { KyselyModerationStore, type ModerationOutcome } from '../store/moderation-store.js';
-import { CliError, required, type Command } from './command.js';
+import { CliError, required, requiredId, type Command } from './command.js';
 
 /**
  * Operator abuse controls: `links suspend --id` and `links restore --id`. A running server notices
@@ -9,7 +9,7 @@ export const linkCommands: Record<string, Command> = {
   'links suspend': {
     options: { id: { type: 'string' } },
     async run(values, { database, now }) {
-      const id = required(values, 'id');
+      const id = requiredId(values, 'id');
       const outcome = await new KyselyModerationStore(database.db).suspend(id, now);
       return report(id, outcome, 'suspend', ['suspended']);
     },
@@ -17,7 +17,7 @@ export const linkCommands: Record<string, Command> = {
   'links restore': {
     options: { id: { type: 'string' } },
     async run(values, { database, now }) {
-      const id = required(values, 'id');
+      const id = requiredId(values, 'id');
       const outcome = await new KyselyModerationStore(database.db).restore(id, now);
       // A link that is not suspended may already have been restored (to active or to paused), so
       // either status is reported as a no-op success.

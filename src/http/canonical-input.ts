@@ -1,21 +1,11 @@
 import type { FastifySchemaValidationError } from 'fastify';
+import { canonicalUuid } from '../domain/uuids.js';
 import { MALFORMED_QUERY } from './strict-parsers.js';
 
 /** A compiled validator as Fastify calls it: true, false (its `errors` then say why) or an error. */
 type Check = ((data: unknown) => boolean | { error: Error }) & { errors?: FastifySchemaValidationError[] | null };
 
 const invalid = (validation: unknown) => ({ error: Object.assign(new Error('invalid request'), { statusCode: 400, validation }) });
-
-/**
- * A UUID in its one spelling: lower case, without the `urn:uuid:` prefix. RFC 9562 reads UUIDs
- * case-insensitively and the `uuid` format accepts both forms, while ids and Idempotency-Keys are
- * compared as text: without this an upper-case retry would be another key (a second charge) and an
- * upper-case id another link (404).
- */
-export function canonicalUuid(text: string): string {
-  const lower = text.toLowerCase();
-  return lower.startsWith('urn:uuid:') ? lower.slice('urn:uuid:'.length) : lower;
-}
 
 /**
  * The validator of a request part (path, query, headers, body) that, once the part is valid, writes
