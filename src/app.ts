@@ -11,6 +11,7 @@ import { RedirectResolver } from './domain/redirects.js';
 import type { RandomBytes } from './domain/slugs.js';
 import { dnsResolver } from './domain/targets.js';
 import { days, type Clock } from './domain/time.js';
+import { EventBus, type LinkEvent } from './domain/events.js';
 import { setUpAnalytics } from './http/analytics.js';
 import { refusingMalformedQuery, withCanonicalUuids } from './http/canonical-input.js';
 import { trustOneHop } from './http/client-address.js';
@@ -169,6 +170,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     maxEntries: config.redirectCacheMaxEntries,
     onSyncError: (error) => app.log.warn({ err: error }, 'redirect cache could not read the change feed; serving from memory'),
   });
+  const events = new EventBus((error, event) => app.log.error({ err: error, event }, 'event listener failed'));
+  const forget = ({ slug }: LinkEvent) => redirects.invalidate(slug);
+  events.on('link.created', forget);
+  events.on('link.changed', forget);
   const links = new LinkService({
     links: linkStore,
     credits,
@@ -180,7 +185,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     networkSecret,
     now,
     randomBytes: options.randomBytes ?? crypto.randomBytes,
-    onLinkChanged: (slug) => redirects.invalidate(slug),
+    events,
   });
   const metrics = installMetrics(app, config.metricsToken);
   const analytics = await setUpAnalytics(app, { config, database, links, now, onActivity: metrics?.recordingActivity });

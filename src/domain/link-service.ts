@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { API_CONSTANTS, type Limits } from '../config.js';
 import { AppError } from './errors.js';
+import type { EventBus, LinkEvent } from './events.js';
 import { networkHash } from './network.js';
 import type { IdempotencyGuard } from './idempotency.js';
 import type { CreateLinkCommand, CreditStore, LinkChanges, LinkRecord, LinkStore, StoredResult } from './ports.js';
@@ -32,11 +33,13 @@ export interface LinkServiceDeps {
   networkSecret: string;
   now: Clock;
   randomBytes: RandomBytes;
-  /** Told about every change that can alter a redirect, so this instance's cache never serves it stale. */
-  onLinkChanged: (slug: string) => void;
+  /** Told of every link created or changed (the redirect cache listens, so it never serves one stale). */
+  events: EventBus;
 }
 
 type Command = Omit<CreateLinkCommand, 'owner'>;
+
+const linkEvent = (link: LinkRecord): LinkEvent => ({ linkId: link.id, slug: link.slug, accountId: link.accountId });
 
 export class LinkService {
   private readonly hosts: ServiceHosts;
@@ -98,7 +101,7 @@ export class LinkService {
       };
       const record = key ? await this.createForAccount(key, input.maxCredits ?? 0, command) : await this.createTrial(command, net);
       // This instance may hold "no such slug" for an alias asked for before it existed.
-      this.deps.onLinkChanged(record.slug);
+      this.deps.events.emit('link.created', linkEvent(record));
       return { ...render(record), ...(trialToken ? { trialToken } : {}) };
     }, replay);
   }
@@ -168,7 +171,7 @@ export class LinkService {
     if (changes.target !== undefined) await this.checkTarget(changes.target);
     const updated = await this.deps.links.update(id, key.accountId, version, changes, this.deps.now());
     if (updated) {
-      this.deps.onLinkChanged(updated.slug);
+      this.deps.events.emit('link.changed', linkEvent(updated));
       return updated;
     }
     const current = await this.deps.links.byId(id);
