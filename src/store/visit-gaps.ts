@@ -53,3 +53,40 @@ export async function addGaps(tx: Transaction<AnalyticsDB>, dialect: Dialect, sh
   await sql`insert into visit_gaps (id, link_id, reason, from_ms, to_ms)
     select id, link_id, reason, gap_from, gap_to from ${jsonRows(dialect, fresh, COLUMNS)} as v`.execute(tx);
 }
+
+/**
+ * Removes the instances silent since `staleBefore` (other than `self`) and writes each one's
+ * service-wide `recording_unavailable` gap; returns how many. DELETE … RETURNING claims each dead
+ * instance once, even when several instances reap together.
+ */
+export async function reapSilentInstances(tx: Transaction<AnalyticsDB>, staleBefore: number, now: number, self: string): Promise<number> {
+  const dead = await tx
+    .deleteFrom('recorder_instances')
+    .where('beat_at', '<', staleBefore)
+    .where('id', '<>', self)
+    .returning(['beat_at', 'flushed_to'])
+    .execute();
+  if (dead.length === 0) return 0;
+  const starts = (await tx.selectFrom('recorder_instances').select('started_at').execute()).map((row) => Number(row.started_at));
+  for (const d of dead) {
+    const to = silenceEnd(d, starts, now - staleBefore, now);
+    await tx.insertInto('visit_gaps').values({ id: crypto.randomUUID(), link_id: null, reason: 'recording_unavailable', from_ms: d.flushed_to, to_ms: to }).execute();
+  }
+  return dead.length;
+}
+
+/**
+ * Where a dead instance's gap ends. It starts at `flushed_to`, up to which the instance had made every
+ * visit durable. It ends where recording is known to have resumed: at the start of the first instance
+ * that started after the dead one's last heartbeat (a restart records every visit from its start on),
+ * and, when an instance that started before that heartbeat is still running (so recording never
+ * stopped), no later than the heartbeat plus the silence that marks death, since a live instance would
+ * have written again by then. Never later than `now`, and never before the gap's start (clocks of
+ * different hosts may disagree).
+ */
+function silenceEnd(dead: { beat_at: number; flushed_to: number }, liveStarts: number[], silenceMs: number, now: number): number {
+  const beatAt = Number(dead.beat_at);
+  let end = now;
+  for (const startedAt of liveStarts) end = Math.min(end, startedAt > beatAt ? startedAt : beatAt + silenceMs);
+  return Math.max(Number(dead.flushed_to), end);
+}

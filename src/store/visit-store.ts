@@ -8,7 +8,7 @@ import { DayEncoder } from './journal.js';
 import { linkNumbers } from './link-numbers.js';
 import { pace } from './pace.js';
 import { rollUp } from './rollup.js';
-import { addGaps } from './visit-gaps.js';
+import { addGaps, reapSilentInstances } from './visit-gaps.js';
 import { ensureMonths, grantAccount, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<AnalyticsDB>;
@@ -123,23 +123,8 @@ export class KyselyVisitStore implements VisitStore {
     await beat(this.db, instanceId, startedAt, now);
   }
 
-  async reapSilent(staleBefore: number, now: number, self: string): Promise<number> {
-    return this.db.transaction().execute(async (tx) => {
-      // DELETE … RETURNING claims each dead instance once, even when several instances reap together.
-      const dead = await tx
-        .deleteFrom('recorder_instances')
-        .where('beat_at', '<', staleBefore)
-        .where('id', '<>', self)
-        .returning('flushed_to')
-        .execute();
-      for (const d of dead) {
-        await tx
-          .insertInto('visit_gaps')
-          .values({ id: crypto.randomUUID(), link_id: null, reason: 'recording_unavailable', from_ms: d.flushed_to, to_ms: now })
-          .execute();
-      }
-      return dead.length;
-    });
+  reapSilent(staleBefore: number, now: number, self: string): Promise<number> {
+    return this.db.transaction().execute((tx) => reapSilentInstances(tx, staleBefore, now, self));
   }
 
   async leave(instanceId: string): Promise<void> {

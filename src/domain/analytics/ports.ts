@@ -59,7 +59,7 @@ export interface VisitStore {
   /** Folds flushed batches into the rollups; returns how many visits it folded. */
   rollUp(now: number): Promise<number>;
   beat(instanceId: string, startedAt: number, now: number): Promise<void>;
-  /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap up to `now`. */
+  /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap until recording resumed (visit-gaps.ts). */
   reapSilent(staleBefore: number, now: number, self: string): Promise<number>;
   leave(instanceId: string): Promise<void>;
 }
