@@ -3,49 +3,49 @@ import http from 'node:http';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
-import type { Config, Protection } from './config.js';
-import { BillingService } from './domain/billing-service.js';
-import { IdempotencyGuard, PENDING_CLAIM_TTL_MS } from './domain/idempotency.js';
-import { LinkService } from './domain/link-service.js';
-import { RedirectResolver } from './domain/redirects.js';
-import type { RandomBytes } from './domain/slugs.js';
-import { dnsResolver } from './domain/targets.js';
-import { days, type Clock } from './domain/time.js';
-import { EventBus, type LinkEvent } from './domain/events.js';
-import { setUpAnalytics } from './http/analytics.js';
-import { refusingMalformedQuery, withCanonicalUuids } from './http/canonical-input.js';
-import { trustOneHop } from './http/client-address.js';
-import { RefusalCounts } from './http/counts.js';
-import { FastRedirect, KEEP_ALIVE_TIMEOUT_MS, MAX_PARAM_LENGTH } from './http/fast-redirect.js';
-import { healthRoutes } from './http/health.js';
-import { toLinkResponse } from './http/link-response.js';
-import { installMetrics } from './http/metrics.js';
-import { installAuth } from './http/plugins/auth.js';
-import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/plugins/errors.js';
-import { installOpenApi } from './http/plugins/openapi.js';
-import { installLoadShedding, watchDatabase, watchPressure, type PressureProbe } from './http/plugins/load-shedding.js';
-import { installRateLimits } from './http/plugins/rate-limit.js';
-import { RedirectGuard } from './http/redirect-guard.js';
-import { createRateLimiter } from './store/redis-rate-limiter.js';
-import { billingRoutes } from './http/routes/billing.js';
-import { linkRoutes } from './http/routes/links.js';
-import { qrRoutes } from './http/routes/qr.js';
-import { redirectRoutes } from './http/routes/redirect.js';
-import { statsRoutes } from './http/routes/stats.js';
-import { trialRoutes } from './http/routes/trial.js';
-import type { Services } from './http/services.js';
-import { installStrictJson, parseQuery } from './http/strict-parsers.js';
-import { answerWhatNodeWould, MAX_REQUEST_HEADERS, refuseUnreadable, repeatedHeader, unreadableHead } from './http/unreadable-request.js';
-import { KyselyAccountStore } from './store/account-store.js';
-import type { Database } from './store/database.js';
-import { KyselyCreditStore } from './store/credit-store.js';
-import { KyselyIdempotencyStore } from './store/idempotency.js';
-import { KyselyLinkStore } from './store/link-store.js';
-import { KyselyPackStore } from './store/pack-store.js';
-import { KyselyUsageStore } from './store/usage-store.js';
-import { deploymentSecret } from './store/settings-store.js';
-import { purgeLinkChangesBefore } from './store/link-changes.js';
-import { purgeIdempotencyBefore } from './store/maintenance.js';
+import type { Config, Protection } from './platform/config.js';
+import { BillingService } from './billing/billing-service.js';
+import { IdempotencyGuard, PENDING_CLAIM_TTL_MS } from './platform/idempotency/idempotency-guard.js';
+import { LinkService } from './links/link-service.js';
+import { RedirectResolver } from './links/redirects.js';
+import type { RandomBytes } from './links/slugs.js';
+import { dnsResolver } from './links/targets.js';
+import { days, type Clock } from './platform/time.js';
+import { EventBus, type LinkEvent } from './platform/events.js';
+import { setUpAnalytics } from './analytics/analytics-setup.js';
+import { refusingMalformedQuery, withCanonicalUuids } from './platform/http/canonical-input.js';
+import { trustOneHop } from './platform/http/client-address.js';
+import { RefusalCounts } from './platform/operations/counts.js';
+import { FastRedirect, KEEP_ALIVE_TIMEOUT_MS, MAX_PARAM_LENGTH } from './links/fast-redirect.js';
+import { healthRoutes } from './platform/operations/health.js';
+import { toLinkResponse } from './links/link-response.js';
+import { installMetrics } from './platform/operations/metrics.js';
+import { installAuth } from './platform/auth/auth-plugin.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/error-handling.js';
+import { installOpenApi } from './platform/http/openapi.js';
+import { installLoadShedding, watchDatabase, watchPressure, type PressureProbe } from './limits/load-shedding.js';
+import { installRateLimits } from './limits/rate-limit-plugin.js';
+import { RedirectGuard } from './limits/redirect-guard.js';
+import { createRateLimiter } from './limits/redis-rate-limiter.js';
+import { billingRoutes } from './billing/billing-routes.js';
+import { linkRoutes } from './links/link-routes.js';
+import { qrRoutes } from './qr/qr-routes.js';
+import { redirectRoutes } from './links/redirect-routes.js';
+import { statsRoutes } from './analytics/stats-routes.js';
+import { trialRoutes } from './links/trial-routes.js';
+import type { Services } from './platform/http/services.js';
+import { installStrictJson, parseQuery } from './platform/http/strict-parsers.js';
+import { answerWhatNodeWould, MAX_REQUEST_HEADERS, refuseUnreadable, repeatedHeader, unreadableHead } from './platform/http/unreadable-request.js';
+import { KyselyAccountStore } from './accounts/account-store.js';
+import type { Database } from './platform/database/database.js';
+import { KyselyCreditStore } from './billing/credit-store.js';
+import { KyselyIdempotencyStore } from './platform/idempotency/idempotency-store.js';
+import { KyselyLinkStore } from './links/link-store.js';
+import { KyselyPackStore } from './billing/pack-store.js';
+import { KyselyUsageStore } from './billing/usage-store.js';
+import { deploymentSecret } from './platform/database/settings-store.js';
+import { purgeLinkChangesBefore } from './links/link-changes.js';
+import { purgeIdempotencyBefore } from './platform/idempotency/purge.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -62,7 +62,7 @@ export interface AppOptions {
 
 /**
  * Bodies are validated strictly (no type coercion); query strings and paths are text, so they coerce.
- * UUIDs leave validation in canonical form (src/http/canonical-input.ts).
+ * UUIDs leave validation in canonical form (src/platform/http/canonical-input.ts).
  */
 function validators() {
   const options = { strict: false, useDefaults: true, removeAdditional: false, allErrors: false } as const;
@@ -141,7 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         req.socket.setTimeout(config.protection.idleSocketTimeoutMs);
         handler(req, res);
       }),
-    // The fast path reads the client address the same way (src/http/client-address.ts).
+    // The fast path reads the client address the same way (src/platform/http/client-address.ts).
     trustProxy: config.trustProxy ? trustOneHop : false,
     bodyLimit: 1024 * 1024,
     // A path parameter longer than this makes the router answer 400 before any route runs. No slug or

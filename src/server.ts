@@ -1,7 +1,7 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './store/database.js';
-import { warmUpHttp } from './http/warm-up.js';
+import { ConfigError, loadConfig } from './platform/config.js';
+import { openDatabase } from './platform/database/database.js';
+import { warmUpHttp } from './platform/http/warm-up.js';
 
 /**
  * Starts the service: configuration, database (migrated), HTTP. On SIGTERM/SIGINT it stops accepting

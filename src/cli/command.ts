@@ -1,6 +1,6 @@
-import { canonicalUuid } from '../domain/uuids.js';
-import type { Config } from '../config.js';
-import type { Database } from '../store/database.js';
+import { canonicalUuid } from '../platform/uuids.js';
+import type { Config } from '../platform/config.js';
+import type { Database } from '../platform/database/database.js';
 
 /** A failure to report to the operator as one line, with a non-zero exit. */
 export class CliError extends Error {}

@@ -1,7 +1,7 @@
-import { isScope, type Scope } from '../domain/principal.js';
-import { hashSecret, newApiKey } from '../domain/secrets.js';
-import { DuplicateEmailError, KyselyAccountStore } from '../store/account-store.js';
-import { KyselyPackStore, UnrefundablePackError } from '../store/pack-store.js';
+import { isScope, type Scope } from '../platform/auth/principal.js';
+import { hashSecret, newApiKey } from '../platform/auth/secrets.js';
+import { DuplicateEmailError, KyselyAccountStore } from '../accounts/account-store.js';
+import { KyselyPackStore, UnrefundablePackError } from '../billing/pack-store.js';
 import { CliError, required, requiredId, type Command } from './command.js';
 import { linkCommands } from './link-commands.js';
 

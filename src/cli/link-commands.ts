@@ -1,4 +1,4 @@
-import { KyselyModerationStore, type ModerationOutcome } from '../store/moderation-store.js';
+import { KyselyModerationStore, type ModerationOutcome } from '../links/moderation-store.js';
 import { CliError, required, requiredId, type Command } from './command.js';
 
 /**

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
-import { openDatabase, type Database } from '../store/database.js';
+import { ConfigError, loadConfig } from '../platform/config.js';
+import { openDatabase, type Database } from '../platform/database/database.js';
 import { CliError } from './command.js';
 import { commands } from './commands.js';
 

@@ -1,4 +1,4 @@
-import { AppError } from '../domain/errors.js';
+import { AppError } from '../platform/errors.js';
 import { colorProblem, PRESETS, type PresetName } from './colors.js';
 import { qrMatrix, QUIET_ZONE } from './matrix.js';
 import { parsePngLogo, type PngLogo } from './png-logo.js';

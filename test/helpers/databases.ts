@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe } from 'node:test';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../src/store/database.js';
+import { openDatabase, type Database } from '../../src/platform/database/database.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 

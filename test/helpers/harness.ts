@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { commands } from '../../src/cli/commands.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/platform/config.js';
 import { freshDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export const ALL_SCOPES = 'links:read,links:write,analytics:read,qr:read,credits:spend';

@@ -1,0 +1,92 @@
+import crypto from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
+import type { Shortfall } from '../ports.js';
+import type { AnalyticsDB } from './analytics-schema.js';
+import type { Dialect } from '../../platform/database/database.js';
+import { jsonRows, type Column } from '../../platform/database/json-rows.js';
+
+/** A refusal this close after the previous one of the same link and reason extends that gap. */
+export const GAP_MERGE_MS = 3_600_000;
+
+const COLUMNS: Column[] = [
+  ['id', 'text'],
+  ['link_id', 'text'],
+  ['reason', 'text'],
+  ['gap_from', 'bigint'],
+  ['gap_to', 'bigint'],
+];
+
+/**
+ * Writes a flush's refusals as gaps: each extends its link's latest gap of the same reason when that
+ * ended within GAP_MERGE_MS, or starts a new one. Set-based, whatever the number of links: one update
+ * for the extensions, one insert for the rest (and on PostgreSQL one select that locks the rows to
+ * extend, in order). Past the daily ceiling every busy link is refused at every flush, and a statement
+ * per link held the day's row, and with it every other instance's flush, for as long as they took.
+ * Gaps of every link (null) are never extended: SQL's null equals nothing.
+ */
+export async function addGaps(tx: Transaction<AnalyticsDB>, dialect: Dialect, shortfalls: Shortfall[]): Promise<void> {
+  // One entry per link and reason: a batch that spans midnight can refuse a link on both days.
+  const byKey = new Map<string, Shortfall>();
+  for (const s of shortfalls) {
+    const key = `${s.linkId ?? '\u0000'}|${s.reason}`;
+    const known = byKey.get(key);
+    if (known) byKey.set(key, { ...known, count: known.count + s.count, from: Math.min(known.from, s.from), to: Math.max(known.to, s.to) });
+    else byKey.set(key, s);
+  }
+  if (byKey.size === 0) return;
+  // Sorted: the order of every flush's locks (visit-store.ts).
+  const gaps = [...byKey].sort(([a], [b]) => (a < b ? -1 : 1));
+  const rows = jsonRows(dialect, gaps.map(([, g]) => ['', g.linkId, g.reason, g.from, g.to]), COLUMNS);
+  const recent = sql`visit_gaps.link_id = v.link_id and visit_gaps.reason = v.reason and visit_gaps.to_ms >= v.gap_from - ${GAP_MERGE_MS}`;
+  if (dialect === 'postgres') {
+    await sql`select visit_gaps.id from visit_gaps join ${rows} as v on ${recent}
+      order by visit_gaps.link_id, visit_gaps.reason, visit_gaps.id for update of visit_gaps`.execute(tx);
+  }
+  const extended = await sql<{ link_id: string; reason: string }>`update visit_gaps
+    set from_ms = case when visit_gaps.from_ms > v.gap_from then v.gap_from else visit_gaps.from_ms end,
+      to_ms = case when visit_gaps.to_ms < v.gap_to then v.gap_to else visit_gaps.to_ms end
+    from ${rows} as v where ${recent}
+    returning visit_gaps.link_id, visit_gaps.reason`.execute(tx);
+  const done = new Set(extended.rows.map((row) => `${row.link_id}|${row.reason}`));
+  const fresh = gaps.filter(([key]) => !done.has(key)).map(([, g]) => [crypto.randomUUID(), g.linkId, g.reason, g.from, g.to]);
+  if (fresh.length === 0) return;
+  await sql`insert into visit_gaps (id, link_id, reason, from_ms, to_ms)
+    select id, link_id, reason, gap_from, gap_to from ${jsonRows(dialect, fresh, COLUMNS)} as v`.execute(tx);
+}
+
+/**
+ * Removes the instances silent since `staleBefore` (other than `self`) and writes each one's
+ * service-wide `recording_unavailable` gap; returns how many. DELETE … RETURNING claims each dead
+ * instance once, even when several instances reap together.
+ */
+export async function reapSilentInstances(tx: Transaction<AnalyticsDB>, staleBefore: number, now: number, self: string): Promise<number> {
+  const dead = await tx
+    .deleteFrom('recorder_instances')
+    .where('beat_at', '<', staleBefore)
+    .where('id', '<>', self)
+    .returning(['beat_at', 'flushed_to'])
+    .execute();
+  if (dead.length === 0) return 0;
+  const starts = (await tx.selectFrom('recorder_instances').select('started_at').execute()).map((row) => Number(row.started_at));
+  for (const d of dead) {
+    const to = silenceEnd(d, starts, now - staleBefore, now);
+    await tx.insertInto('visit_gaps').values({ id: crypto.randomUUID(), link_id: null, reason: 'recording_unavailable', from_ms: d.flushed_to, to_ms: to }).execute();
+  }
+  return dead.length;
+}
+
+/**
+ * Where a dead instance's gap ends. It starts at `flushed_to`, up to which the instance had made every
+ * visit durable. It ends where recording is known to have resumed: at the start of the first instance
+ * that started after the dead one's last heartbeat (a restart records every visit from its start on),
+ * and, when an instance that started before that heartbeat is still running (so recording never
+ * stopped), no later than the heartbeat plus the silence that marks death, since a live instance would
+ * have written again by then. Never later than `now`, and never before the gap's start (clocks of
+ * different hosts may disagree).
+ */
+function silenceEnd(dead: { beat_at: number; flushed_to: number }, liveStarts: number[], silenceMs: number, now: number): number {
+  const beatAt = Number(dead.beat_at);
+  let end = now;
+  for (const startedAt of liveStarts) end = Math.min(end, startedAt > beatAt ? startedAt : beatAt + silenceMs);
+  return Math.max(Number(dead.flushed_to), end);
+}

@@ -1,0 +1,132 @@
+import crypto from 'node:crypto';
+import { API_CONSTANTS, type Limits } from '../platform/config.js';
+import { AppError } from '../platform/errors.js';
+import type { IdempotencyGuard } from '../platform/idempotency/idempotency-guard.js';
+import { networkHash } from '../platform/network.js';
+import type { CreditStore, PackRecord, PackStore, RecordingUsage, UsageStore } from '../links/ports.js';
+import { requireKey, type KeyPrincipal, type Principal } from '../platform/auth/principal.js';
+import { withReservation } from './spending.js';
+import { nextUtcMonthStart, utcDay, utcMonth, utcMonthStart, type Clock } from '../platform/time.js';
+
+export type QuoteAction = 'link.create' | 'tracking.purchase';
+
+export interface BillingServiceDeps {
+  credits: CreditStore;
+  packs: PackStore;
+  usage: UsageStore;
+  recording: RecordingUsage;
+  idempotency: IdempotencyGuard;
+  limits: Limits;
+  networkSecret: string;
+  now: Clock;
+}
+
+/** Prices and allowances in force: one object for the usage endpoint, quotes and the docs. */
+export const pricing = (limits: Limits) => ({
+  extraLinkCredits: API_CONSTANTS.extraLinkCredits,
+  capacityPackCredits: API_CONSTANTS.packCredits,
+  capacityPackVisits: API_CONSTANTS.packVisits,
+  freeLinksPerMonth: limits.freeLinksPerMonth,
+  freeVisitsPerMonth: limits.freeVisitsPerMonth,
+  trackingDailyServiceLimit: limits.trackingDailyLimit,
+});
+
+export class BillingService {
+  constructor(private readonly deps: BillingServiceDeps) {}
+
+  /** POST /links/capacity: 10,000 recorded visits for 50 purchased credits, idempotent. */
+  async purchasePack<R>(principal: Principal, idempotencyKey: string, network: string, payload: object, render: (pack: PackRecord) => R): Promise<R> {
+    const key = requireKey(principal, 'credits:spend');
+    const now = this.deps.now();
+    const net = networkHash(this.deps.networkSecret, network);
+    const claim = this.deps.idempotency.claim({
+      op: 'POST /links/capacity',
+      caller: `account:${key.accountId}`,
+      idempotencyKey,
+      sender: key.keyId,
+      payload,
+      network: net,
+      day: utcDay(now),
+      now,
+    });
+    // The claim comes first: a replay, or a duplicate in flight on any instance, reserves nothing.
+    return this.deps.idempotency.run(claim, async () => {
+      const request = { accountId: key.accountId, keyId: key.keyId, budget: key.budget, month: utcMonth(now), amount: API_CONSTANTS.packCredits, purpose: 'pack' as const, now };
+      const result = await withReservation(this.deps.credits, request, (reservationId) =>
+        this.deps.packs.create({
+          claim,
+          reservationId,
+          pack: { id: crypto.randomUUID(), accountId: key.accountId, credits: API_CONSTANTS.packCredits, visits: API_CONSTANTS.packVisits, createdAt: now },
+          render: (pack) => JSON.stringify(render(pack)),
+        }),
+      );
+      return render(result);
+    }, (stored) => JSON.parse(stored.response) as R);
+  }
+
+  /** POST /quotes: what the action would cost this key now, from live state, reserving nothing. */
+  async quote(principal: Principal, action: QuoteAction) {
+    const key = requireKey(principal, 'links:read');
+    const state = await this.spendingState(key);
+    const price = action === 'link.create' ? API_CONSTANTS.extraLinkCredits : API_CONSTANTS.packCredits;
+    const credits = action === 'link.create' && state.freeLinks > 0 ? 0 : price;
+    const affordable = credits === 0 || (key.scopes.has('credits:spend') && state.purchasedAvailable >= credits && state.budgetRemaining >= credits);
+    const permitted = action === 'link.create' ? key.scopes.has('links:write') : key.scopes.has('credits:spend');
+    return {
+      action,
+      credits,
+      maxCredits: price,
+      budgetRemaining: state.budgetRemaining,
+      purchasedAvailable: state.purchasedAvailable,
+      canSpend: permitted && affordable,
+      freeLinks: state.freeLinks,
+      quoteIsEstimate: true as const,
+      trackingDailyServiceLimit: this.deps.limits.trackingDailyLimit,
+    };
+  }
+
+  /** GET /account/usage. */
+  async usage(principal: Principal) {
+    const key = requireKey(principal, 'links:read');
+    const now = this.deps.now();
+    const month = utcMonth(now);
+    const [state, linkCounts, recording] = await Promise.all([
+      this.spendingState(key),
+      this.deps.usage.linkCounts(key.accountId, utcMonthStart(now)),
+      this.deps.recording.accountRecording(key.accountId, month),
+    ]);
+    return {
+      month,
+      resetAt: nextUtcMonthStart(now),
+      links: { createdThisMonth: linkCounts.since, freeLeft: state.freeLinks, total: linkCounts.total },
+      visits: {
+        recordedThisMonth: recording.recordedThisMonth,
+        allowanceLeft: recording.freeLeft + recording.packsLeft,
+        freeLeft: recording.freeLeft,
+        packsLeft: recording.packsLeft,
+      },
+      purchasedBalance: state.purchasedAvailable,
+      keyBudget: key.budget,
+      keySpent: state.keySpent,
+      pricing: pricing(this.deps.limits),
+    };
+  }
+
+  private async spendingState(key: KeyPrincipal) {
+    const month = utcMonth(this.deps.now());
+    const [balance, keySpent, freeUsed] = await Promise.all([
+      this.deps.credits.balance(key.accountId),
+      this.deps.credits.keySpent(key.keyId, month),
+      this.deps.usage.freeLinksUsed(key.accountId, month),
+    ]);
+    const purchasedAvailable = balance.purchased - balance.reserved;
+    return {
+      purchasedAvailable,
+      keySpent,
+      // A key without a budget is limited by the balance alone, so that is what remains of it.
+      budgetRemaining: key.budget === null ? purchasedAvailable : Math.max(0, key.budget - keySpent),
+      freeLinks: Math.max(0, this.deps.limits.freeLinksPerMonth - freeUsed),
+    };
+  }
+}
+

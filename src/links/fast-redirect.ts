@@ -1,0 +1,261 @@
+import { validateHeaderValue, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { LinkRef } from '../analytics/link-table.js';
+import type { Source } from '../analytics/ports.js';
+import type { RedirectResolver, Resolution } from './redirects.js';
+import type { Clock } from '../platform/time.js';
+import { clientAddress } from '../platform/http/client-address.js';
+import { RedirectCounts, type RedirectOutcomes } from '../platform/operations/counts.js';
+import { EXPIRED_PAGE, NOT_FOUND_PAGE } from '../platform/http/pages.js';
+import { logFailure, UNAVAILABLE_RETRY_SECONDS, writeError } from '../platform/http/error-handling.js';
+import type { RedirectGuard } from '../limits/redirect-guard.js';
+import { forwardedTwice, refuseUnreadable } from '../platform/http/unreadable-request.js';
+
+/**
+ * Told about every GET redirect of an active link (HEAD is not a visit), with the request's raw
+ * headers (visit-headers.ts) and client address as they are, and the time of the answer. Must not
+ * block, and must not keep `rawHeaders`.
+ */
+export type VisitSink = (rawHeaders: string[], address: string, link: LinkRef, source: Source, time: number) => void;
+
+/** The router's limit on a path parameter (app.ts); a longer segment is left to the router to refuse. */
+export const MAX_PARAM_LENGTH = 16 * 1024;
+
+const SLASH = 47;
+const PERCENT = 37;
+const QUESTION = 63;
+const HASH = 35;
+const LETTER_S = 115;
+const LETTER_Q = 113;
+
+/**
+ * The redirect path's Cache-Control, on every answer (the made-whole block, writeHead's, the pages):
+ * no cache in between, so each visit reaches us.
+ */
+const CACHE_CONTROL = 'private, no-store';
+
+// Built once: an answer from the cache allocates no header object and encodes no page.
+const NOT_FOUND_BODY = Buffer.from(NOT_FOUND_PAGE);
+const EXPIRED_BODY = Buffer.from(EXPIRED_PAGE);
+const pageHeaders = (body: Buffer) =>
+  Object.freeze({ 'cache-control': CACHE_CONTROL, 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length) });
+const NOT_FOUND_HEADERS = pageHeaders(NOT_FOUND_BODY);
+const EXPIRED_HEADERS = pageHeaders(EXPIRED_BODY);
+
+/** node:http's response with the fields it keeps for itself that the redirect answer reads or sets. */
+type NodeResponse = ServerResponse & { _header: string | null; maxRequestsOnConnectionReached: boolean };
+
+/**
+ * A redirect's status line and headers up to its Date line, as `writeHead(302, …)` writes them, or ''
+ * when node:http would refuse `target` as a header value (writeHead then throws for it, as it always
+ * did). Made once per cached link (Resolution's `head`): the check here is node's own.
+ */
+export function redirectHead(target: string): string {
+  try {
+    validateHeaderValue('location', target);
+  } catch {
+    return '';
+  }
+  return `HTTP/1.1 302 Found\r\ncache-control: ${CACHE_CONTROL}\r\nlocation: ${target}\r\n`;
+}
+
+/** How long a kept-alive connection may idle between requests: the server's (app.ts), said in Keep-Alive. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/**
+ * The rest of a kept-alive redirect's header block, the lines node:http adds itself (Date,
+ * Connection, Keep-Alive), with an empty body framed by Content-Length: made once per second of the
+ * service's clock, as node makes its Date once per second.
+ */
+export class RedirectTail {
+  private second = Number.NaN;
+  private tail = '';
+
+  at(time: number): string {
+    const second = Math.floor(time / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      const date = new Date(second * 1000).toUTCString();
+      this.tail = `Date: ${date}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(KEEP_ALIVE_TIMEOUT_MS / 1000)}\r\nContent-Length: 0\r\n\r\n`;
+    }
+    return this.tail;
+  }
+}
+
+/**
+ * Ends a response whose header block is written whole: what writeHead would have stored after
+ * building and checking it line by line. node:http sends it with the (empty) body at end(), and every
+ * step after that, the keep-alive timer, the next pipelined answer, is node's own (docs/decisions.md,
+ * "Redirect fast path": it relies on one internal field, which test/links/fast-redirect.test.ts holds).
+ */
+export function endWithHeader(res: ServerResponse, status: number, header: string): void {
+  (res as NodeResponse)._header = header;
+  res.statusCode = status;
+  res.end();
+}
+
+/**
+ * Where the slug of `/s/<slug>` or `/q/<slug>` ends (at the end, or at `?` or `#`, where the router
+ * also stops), or -1 for anything the fast path leaves to Fastify: other paths, a slash or a
+ * percent-encoding in the segment (the router decodes those), an empty or over-long segment.
+ */
+export function slugEnd(url: string): number {
+  const prefix = url.charCodeAt(1);
+  if (url.charCodeAt(0) !== SLASH || (prefix !== LETTER_S && prefix !== LETTER_Q) || url.charCodeAt(2) !== SLASH) return -1;
+  let end = 3;
+  for (; end < url.length; end++) {
+    const char = url.charCodeAt(end);
+    if (char === QUESTION || char === HASH) break;
+    if (char === SLASH || char === PERCENT) return -1;
+  }
+  return end === 3 || end - 3 > MAX_PARAM_LENGTH ? -1 : end;
+}
+
+export interface RedirectDeps {
+  resolver: RedirectResolver;
+  /** Read once per answer: the flood guard, the cache's expiry checks and the visit share the reading. */
+  now: Clock;
+  guard?: RedirectGuard;
+  visits?: VisitSink;
+  /** Where failures are logged (the app's logger: the fast path has no request logger). */
+  log: FastifyBaseLogger;
+  trustProxy: boolean;
+  /** Set on the socket of an answer that could not be written out at once (app.ts, httpServer). */
+  idleSocketTimeoutMs: number;
+}
+
+/**
+ * The redirect answer, on raw node:http objects: /s/{slug} and /q/{slug} are answered here before
+ * Fastify sees them (docs/decisions.md, "Redirect fast path"), and Fastify's routes for the rare forms
+ * the fast path leaves to the router call `serve` too. A cache hit is answered synchronously; the
+ * visit is only counted in memory; every answer is private, no-store, so each visit reaches us.
+ */
+export class FastRedirect {
+  private closing = false;
+  private readonly tail = new RedirectTail();
+  /** Answers by path and outcome, read by /metrics (metrics.ts). */
+  readonly counts = new RedirectCounts();
+
+  constructor(private readonly deps: RedirectDeps) {}
+
+  /** From now on answers carry Connection: close, as Fastify's do while it closes. */
+  close(): void {
+    this.closing = true;
+  }
+
+  /** The server's first look at a request: answers it and returns true, or returns false for Fastify. */
+  take(req: IncomingMessage, res: ServerResponse): boolean {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const url = req.url ?? '';
+    const end = slugEnd(url);
+    if (end === -1) return false;
+    // Two X-Forwarded-For lines would make the client address a guess (unreadable-request.ts).
+    if (this.deps.trustProxy && forwardedTwice(req)) {
+      refuseUnreadable(res);
+      return true;
+    }
+    if (this.closing) res.setHeader('Connection', 'close');
+    const source: Source = url.charCodeAt(1) === LETTER_S ? 's' : 'q';
+    // The address is undefined once the client's socket is gone; such a request is not worth a 503.
+    this.respond(req, res, url.slice(3, end), source, clientAddress(req, this.deps.trustProxy) ?? '', true);
+    return true;
+  }
+
+  /** The one implementation of the redirect answer (GET and HEAD), whoever routed the request. */
+  serve(req: IncomingMessage, res: ServerResponse, slug: string, source: Source, address: string): void {
+    this.respond(req, res, slug, source, address, false);
+  }
+
+  /** `direct`: from take(), where no one else has set anything on `res` (Fastify's routes may have). */
+  private respond(req: IncomingMessage, res: ServerResponse, slug: string, source: Source, address: string, direct: boolean): void {
+    const { guard, resolver, now } = this.deps;
+    try {
+      const time = now();
+      if (guard !== undefined && guard.refuse(address, res, time)) {
+        if (res.statusCode === 429) this.outcomes(source).rateLimited++;
+        else this.outcomes(source).shed++;
+        return this.sent(req, res);
+      }
+      const cached = resolver.peek(slug, time);
+      if (cached !== undefined) return this.answer(req, res, cached, source, address, time, direct);
+    } catch (error) {
+      return this.fail(req, res, error, source);
+    }
+    // A miss asks the database: the closure and promise are the price of a miss, not of a visit.
+    resolver
+      .resolve(slug)
+      .then((resolution) => this.answer(req, res, resolution, source, address, now(), direct))
+      .catch((error: unknown) => this.fail(req, res, error, source));
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string, time: number, direct: boolean): void {
+    const counts = this.outcomes(source);
+    if (resolution.kind === 'redirect') {
+      counts.redirected++;
+      if (this.deps.visits !== undefined && req.method === 'GET') {
+        this.deps.visits(req.rawHeaders, address, resolution.link, source, time);
+      }
+      // Fastify's routes may have set headers on `res`: those answers are node's to write.
+      if (!direct || !this.writeWhole(req, res, resolution, time)) {
+        // A flat list (node walks an object's keys with for-in and keyed loads, a list by index), with
+        // the empty body's length, as in writeWhole's block.
+        res.writeHead(302, ['cache-control', CACHE_CONTROL, 'location', resolution.target, 'content-length', '0']);
+        res.end();
+      }
+      return this.sent(req, res);
+    }
+    // For HEAD, node:http sends the headers (with the page's length) and drops the body.
+    if (resolution.kind === 'expired') {
+      counts.expired++;
+      res.writeHead(410, EXPIRED_HEADERS);
+      res.end(EXPIRED_BODY);
+    } else {
+      counts.notFound++;
+      res.writeHead(404, NOT_FOUND_HEADERS);
+      res.end(NOT_FOUND_BODY);
+    }
+    this.sent(req, res);
+  }
+
+  /**
+   * A kept-alive HTTP/1.1 redirect, nearly every one, answered with its header block made whole: the
+   * link's part made once per cached link, the rest once per second (docs/decisions.md, "Redirect fast
+   * path"). writeHead built and checked each line on every answer: 4 to 7% of the service's
+   * redirects a second (docs/benchmarks.md). False, having written nothing, for what is node's to
+   * frame: a client that asks to close, HTTP/1.0, the drain, a target node refuses in a header.
+   */
+  private writeWhole(req: IncomingMessage, res: ServerResponse, resolution: Resolution & { kind: 'redirect' }, time: number): boolean {
+    if (!res.shouldKeepAlive || (res as NodeResponse).maxRequestsOnConnectionReached || req.httpVersionMinor !== 1 || this.closing) return false;
+    const head = (resolution.head ??= redirectHead(resolution.target));
+    if (head === '') return false;
+    endWithHeader(res, 302, head + this.tail.at(time));
+    return true;
+  }
+
+  /**
+   * After an answer: one the socket could not take at once (a client that does not read, or answers
+   * queued behind an earlier one) gets the idle timeout, so a stalled client cannot hold the socket.
+   * Written out, as almost every answer is, it needs none: node's keep-alive timeout follows.
+   */
+  private sent(req: IncomingMessage, res: ServerResponse): void {
+    // req.socket: an answer queued behind an earlier one has no socket of its own yet.
+    if (res.writableLength > 0) req.socket.setTimeout(this.deps.idleSocketTimeoutMs);
+  }
+
+  private outcomes(source: Source): RedirectOutcomes {
+    return source === 's' ? this.counts.s : this.counts.q;
+  }
+
+  /** What Fastify's error handler does with a thrown error: log it, answer 503 links_unavailable. */
+  private fail(req: IncomingMessage, res: ServerResponse, error: unknown, source: Source): void {
+    this.outcomes(source).failed++;
+    logFailure(this.deps.log, error);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    writeError(res, 'links_unavailable', UNAVAILABLE_RETRY_SECONDS);
+    this.sent(req, res);
+  }
+}

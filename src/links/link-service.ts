@@ -1,0 +1,188 @@
+import crypto from 'node:crypto';
+import { API_CONSTANTS, type Limits } from '../platform/config.js';
+import { AppError } from '../platform/errors.js';
+import type { EventBus, LinkEvent } from '../platform/events.js';
+import { networkHash } from '../platform/network.js';
+import type { IdempotencyGuard } from '../platform/idempotency/idempotency-guard.js';
+import type { CreateLinkCommand, CreditStore, LinkChanges, LinkRecord, LinkStore, StoredResult } from './ports.js';
+import { requireKey, type KeyPrincipal, type Principal, type Scope } from '../platform/auth/principal.js';
+import { hashSecret, newTrialToken, seal, unseal } from '../platform/auth/secrets.js';
+import { withReservation } from '../billing/spending.js';
+import { randomSlug, type RandomBytes } from './slugs.js';
+import { checkTarget, interfaceAddresses, resolvesToUs, serviceHosts, type HostResolver, type ServiceHosts } from './targets.js';
+import { days, nextUtcMidnight, secondsUntil, utcDay, utcMonth, type Clock } from '../platform/time.js';
+
+export interface CreateLinkInput {
+  target: string;
+  alias?: string;
+  title?: string;
+  tags?: string;
+  maxCredits?: number;
+}
+
+export interface LinkServiceDeps {
+  links: LinkStore;
+  credits: CreditStore;
+  idempotency: IdempotencyGuard;
+  limits: Limits;
+  publicUrl: string;
+  /** Further host names the service answers to (PUBLIC_HOSTNAMES): targets may not loop through them. */
+  publicHostnames?: readonly string[];
+  /** Looks up targets on redirect paths; without it only the target's text is judged. */
+  resolveHost?: HostResolver;
+  networkSecret: string;
+  now: Clock;
+  randomBytes: RandomBytes;
+  /** Told of every link created or changed (the redirect cache listens, so it never serves one stale). */
+  events: EventBus;
+}
+
+type Command = Omit<CreateLinkCommand, 'owner'>;
+
+const linkEvent = (link: LinkRecord): LinkEvent => ({ linkId: link.id, slug: link.slug, accountId: link.accountId });
+
+export class LinkService {
+  private readonly hosts: ServiceHosts;
+
+  constructor(private readonly deps: LinkServiceDeps) {
+    this.hosts = serviceHosts(deps.publicUrl, deps.publicHostnames);
+  }
+
+  async create<R extends object>(
+    principal: Principal,
+    input: CreateLinkInput,
+    idempotencyKey: string,
+    network: string,
+    render: (record: LinkRecord) => R,
+  ): Promise<R & { trialToken?: string }> {
+    if (principal.kind === 'trial') throw new AppError('api_scope_required');
+    const key = principal.kind === 'key' ? requireKey(principal, 'links:write') : undefined;
+    if (!key && (input.alias !== undefined || input.tags !== undefined || (input.maxCredits ?? 0) !== 0)) {
+      throw new AppError('invalid_request');
+    }
+    await this.checkTarget(input.target);
+    const now = this.deps.now();
+    const net = networkHash(this.deps.networkSecret, network);
+    const claim = this.deps.idempotency.claim({
+      op: 'POST /links',
+      caller: key ? `account:${key.accountId}` : `trial:${net}`,
+      idempotencyKey,
+      sender: key?.keyId ?? null,
+      payload: input,
+      network: net,
+      day: utcDay(now),
+      now,
+    });
+    const replay = (stored: StoredResult): R & { trialToken?: string } => {
+      const body = JSON.parse(stored.response) as R;
+      return stored.sealedSecret ? { ...body, trialToken: unseal(stored.sealedSecret, idempotencyKey, stored.network) } : body;
+    };
+    return this.deps.idempotency.run(claim, async () => {
+      const trialToken = key ? null : newTrialToken();
+      const command: Command = {
+        claim,
+        link: {
+          id: crypto.randomUUID(),
+          accountId: key?.accountId ?? null,
+          target: input.target,
+          title: input.title ?? '',
+          tags: input.tags ?? '',
+          status: 'active',
+          version: 1,
+          trial: !key,
+          expiresAt: key ? null : now + days(API_CONSTANTS.trialLifetimeDays),
+          createdAt: now,
+          updatedAt: now,
+        },
+        alias: input.alias,
+        nextSlug: () => randomSlug(this.deps.randomBytes),
+        trialTokenHash: trialToken && hashSecret(trialToken),
+        render: (record) => ({ response: JSON.stringify(render(record)), sealedSecret: trialToken && seal(trialToken, idempotencyKey, net) }),
+      };
+      const record = key ? await this.createForAccount(key, input.maxCredits ?? 0, command) : await this.createTrial(command, net);
+      // This instance may hold "no such slug" for an alias asked for before it existed.
+      this.deps.events.emit('link.created', linkEvent(record));
+      return { ...render(record), ...(trialToken ? { trialToken } : {}) };
+    }, replay);
+  }
+
+  /** Free while the month's allowance lasts; past it, 10 purchased credits if the caller allowed them. */
+  /** The target rule (targets.ts), then, for a redirect path on a host name, what DNS says that name is. */
+  private async checkTarget(target: string): Promise<void> {
+    checkTarget(target, this.hosts);
+    if (this.deps.resolveHost && (await resolvesToUs(target, this.deps.resolveHost, interfaceAddresses))) {
+      throw new AppError('invalid_request');
+    }
+  }
+
+  private async createForAccount(key: KeyPrincipal, maxCredits: number, command: Command): Promise<LinkRecord> {
+    const { accountId } = key;
+    const now = command.link.createdAt;
+    const month = utcMonth(now);
+    try {
+      return await this.deps.links.create({ ...command, owner: { kind: 'account', accountId, month, freeLinksPerMonth: this.deps.limits.freeLinksPerMonth } });
+    } catch (error) {
+      const price = API_CONSTANTS.extraLinkCredits;
+      if (!(error instanceof AppError && error.code === 'link_allowance_required') || maxCredits < price) throw error;
+      if (!key.scopes.has('credits:spend')) throw new AppError('api_scope_required');
+      // The reservation's lifetime starts when it is made, not when the request began.
+      const request = { accountId, keyId: key.keyId, budget: key.budget, month, amount: price, purpose: 'link' as const, now: this.deps.now() };
+      return withReservation(this.deps.credits, request, (reservationId) =>
+        this.deps.links.create({ ...command, owner: { kind: 'paid', accountId, reservationId } }),
+      );
+    }
+  }
+
+  private async createTrial(command: Command, network: string): Promise<LinkRecord> {
+    const now = command.link.createdAt;
+    const owner = { kind: 'trial' as const, network, day: utcDay(now), perNetwork: API_CONSTANTS.trialLinksPerNetwork, perDay: this.deps.limits.trialDailyLimit };
+    try {
+      return await this.deps.links.create({ ...command, owner });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'rate_limited') throw new AppError('rate_limited', secondsUntil(now, nextUtcMidnight(now)));
+      if (error instanceof AppError && error.code === 'links_unavailable') throw new AppError('links_unavailable', secondsUntil(now, nextUtcMidnight(now)));
+      throw error;
+    }
+  }
+
+  /** A link as its caller may see it: the owner's key with the scope, or that link's own trial token. */
+  async access(principal: Principal, id: string, scope: Scope): Promise<LinkRecord> {
+    if (principal.kind === 'trial') {
+      if (principal.linkId !== id) throw new AppError('api_scope_required');
+    } else {
+      requireKey(principal, scope);
+    }
+    const link = await this.deps.links.byId(id);
+    const owned = link && (principal.kind === 'trial' || (principal.kind === 'key' && link.accountId === principal.accountId));
+    if (!link || !owned) throw new AppError('not_found');
+    if (link.expiresAt !== null && link.expiresAt <= this.deps.now()) throw new AppError('link_expired');
+    return link;
+  }
+
+  async list(principal: Principal, offset: number, search: string | undefined) {
+    const key = requireKey(principal, 'links:read');
+    const size = API_CONSTANTS.listPageSize;
+    const rows = await this.deps.links.list(key.accountId, offset, size + 1, search || undefined);
+    return { links: rows.slice(0, size), hasMore: rows.length > size };
+  }
+
+  async update(principal: Principal, id: string, version: number, changes: LinkChanges): Promise<LinkRecord> {
+    const key = requireKey(principal, 'links:write');
+    if (changes.target !== undefined) await this.checkTarget(changes.target);
+    const updated = await this.deps.links.update(id, key.accountId, version, changes, this.deps.now());
+    if (updated) {
+      this.deps.events.emit('link.changed', linkEvent(updated));
+      return updated;
+    }
+    const current = await this.deps.links.byId(id);
+    if (!current || current.accountId !== key.accountId) throw new AppError('not_found');
+    if (current.status !== 'active' && current.status !== 'paused') throw new AppError('request_conflict');
+    throw new AppError('link_changed');
+  }
+
+  async trialAllowance(network: string) {
+    const now = this.deps.now();
+    const used = await this.deps.links.trialLinksCreated(networkHash(this.deps.networkSecret, network), utcDay(now));
+    return { remaining: Math.max(0, API_CONSTANTS.trialLinksPerNetwork - used), resetAt: nextUtcMidnight(now) };
+  }
+}

@@ -1,0 +1,199 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { AppError } from '../platform/errors.js';
+import type { CreateLinkCommand, LinkChanges, LinkOwner, LinkRecord, LinkStatus, LinkStore } from './ports.js';
+import type { DB, LinkRow } from '../platform/database/schema.js';
+import { commitReservation } from '../billing/credit-store.js';
+import { completeClaim } from '../platform/idempotency/idempotency-store.js';
+import { recordLinkChange, slugsChangedSince } from './link-changes.js';
+import { isUniqueViolation } from '../platform/database/sql-errors.js';
+
+export function toLinkRecord(row: LinkRow): LinkRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    slug: row.slug,
+    target: row.target,
+    title: row.title,
+    tags: row.tags,
+    status: row.status as LinkStatus,
+    version: row.version,
+    trial: row.trial === 1,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    visits: Number(row.visits),
+  };
+}
+
+/** `%` and `_` in a search are literal characters, not patterns. */
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export class KyselyLinkStore implements LinkStore {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /**
+   * One transaction: claim the Idempotency-Key, count the link against its allowance, insert it and
+   * keep the response for replays. Any failure rolls all of it back, so a link never exists without
+   * its idempotency record, nor a record without its link, nor a counted allowance without a link.
+   */
+  async create(command: CreateLinkCommand): Promise<LinkRecord> {
+    try {
+      return await this.db.transaction().execute(async (tx) => {
+        await payForLink(tx, command.owner, command.link);
+        const record = await insertLink(tx, command);
+        // Another instance may hold "no such slug" for an alias asked for before it existed.
+        await recordLinkChange(tx, record.slug, record.createdAt);
+        const { response, sealedSecret } = command.render(record);
+        await completeClaim(tx, command.claim.id, response, sealedSecret);
+        return record;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, 'slug')) throw new AppError('request_conflict');
+      throw error;
+    }
+  }
+
+  async byId(id: string): Promise<LinkRecord | undefined> {
+    const row = await this.db.selectFrom('links').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toLinkRecord(row);
+  }
+
+  async bySlug(slug: string): Promise<LinkRecord | undefined> {
+    const row = await this.db.selectFrom('links').selectAll().where('slug', '=', slug).executeTakeFirst();
+    return row && toLinkRecord(row);
+  }
+
+  async byTrialTokenHash(hash: string): Promise<LinkRecord | undefined> {
+    const row = await this.db.selectFrom('links').selectAll().where('trial_token_hash', '=', hash).executeTakeFirst();
+    return row && toLinkRecord(row);
+  }
+
+  async list(accountId: string, offset: number, limit: number, search: string | undefined): Promise<LinkRecord[]> {
+    let query = this.db.selectFrom('links').selectAll().where('account_id', '=', accountId);
+    if (search) {
+      const pattern = `%${escapeLike(search)}%`;
+      // The database's lower() on both sides: PostgreSQL's LIKE is case-sensitive and ILIKE does not
+      // exist in SQLite, whose lower() folds ASCII only; folding the pattern in JavaScript instead
+      // would make "Éclair" miss its own title there.
+      const matches = (column: 'slug' | 'target' | 'title' | 'tags') => sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`;
+      query = query.where((eb) => eb.or([matches('slug'), matches('target'), matches('title'), matches('tags')]));
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute();
+    return rows.map(toLinkRecord);
+  }
+
+  async update(id: string, accountId: string, version: number, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      const row = await tx
+        .updateTable('links')
+      .set({ ...changes, version: sql<number>`version + 1`, updated_at: now })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('version', '=', version)
+        .where('status', 'in', ['active', 'paused'])
+        .returningAll()
+        .executeTakeFirst();
+      if (row) await recordLinkChange(tx, row.slug, now);
+      return row && toLinkRecord(row);
+    });
+  }
+
+  slugsChangedSince(since: number): Promise<string[]> {
+    return slugsChangedSince(this.db, since);
+  }
+
+  async trialLinksCreated(network: string, day: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('trial_days')
+      .select('links_created')
+      .where('network', '=', network)
+      .where('day', '=', day)
+      .executeTakeFirst();
+    return row?.links_created ?? 0;
+  }
+}
+
+async function payForLink(tx: Transaction<DB>, owner: LinkOwner, link: { id: string; createdAt: number }): Promise<void> {
+  if (owner.kind === 'paid') {
+    await commitReservation(tx, owner.reservationId, 'link_spend', link.id, link.createdAt);
+    return;
+  }
+  if (owner.kind === 'account') {
+    if (!(await increment(tx, 'account_months', { account_id: owner.accountId, month: owner.month }, owner.freeLinksPerMonth))) {
+      throw new AppError('link_allowance_required');
+    }
+    return;
+  }
+  if (!(await increment(tx, 'trial_days', { network: owner.network, day: owner.day }, owner.perNetwork))) {
+    throw new AppError('rate_limited');
+  }
+  if (!(await increment(tx, 'trial_days', { network: '*', day: owner.day }, owner.perDay))) {
+    throw new AppError('links_unavailable');
+  }
+}
+
+/**
+ * Guarded counter: adds one to links_created unless it already reached the limit, in one statement
+ * (an upsert whose update carries the guard). Row locks on PostgreSQL and the single writer of SQLite
+ * make parallel increments exact. Returns whether the increment happened.
+ */
+async function increment(
+  tx: Transaction<DB>,
+  table: 'account_months' | 'trial_days',
+  key: Record<string, string>,
+  limit: number,
+): Promise<boolean> {
+  if (limit <= 0) return false;
+  const columns = Object.keys(key);
+  const row = await tx
+    .insertInto(table)
+    .values({ ...key, links_created: 1 } as never)
+    .onConflict((oc) =>
+      oc
+        .columns(columns as never)
+        .doUpdateSet({ links_created: sql`${sql.ref(`${table}.links_created`)} + 1` } as never)
+        .where(sql.ref(`${table}.links_created`), '<', limit),
+    )
+    .returning('links_created')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function insertLink(tx: Transaction<DB>, command: CreateLinkCommand): Promise<LinkRecord> {
+  const slug = command.alias ?? (await freeSlug(tx, command.nextSlug));
+  if (command.alias !== undefined) {
+    const taken = await tx.selectFrom('links').select('id').where('slug', '=', slug).executeTakeFirst();
+    if (taken) throw new AppError('request_conflict');
+  }
+  const { link } = command;
+  const row = await tx
+    .insertInto('links')
+    .values({
+      id: link.id,
+      account_id: link.accountId,
+      slug,
+      target: link.target,
+      title: link.title,
+      tags: link.tags,
+      status: link.status,
+      version: link.version,
+      trial: link.trial ? 1 : 0,
+      expires_at: link.expiresAt,
+      trial_token_hash: command.trialTokenHash,
+      created_at: link.createdAt,
+      updated_at: link.updatedAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toLinkRecord(row);
+}
+
+/** Random slugs are checked before the insert; a collision in 62^8 is rare, a second one rarer still. */
+async function freeSlug(tx: Transaction<DB>, nextSlug: () => string): Promise<string> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const slug = nextSlug();
+    const taken = await tx.selectFrom('links').select('id').where('slug', '=', slug).executeTakeFirst();
+    if (!taken) return slug;
+  }
+  throw new AppError('links_unavailable');
+}

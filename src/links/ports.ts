@@ -1,0 +1,143 @@
+/**
+ * What the domain asks of storage. The store layer implements these for SQLite and PostgreSQL; the
+ * domain never sees a driver.
+ */
+import type { Scope } from '../platform/auth/principal.js';
+
+export type LinkStatus = 'active' | 'paused' | 'suspended' | 'deleted';
+
+export interface LinkRecord {
+  id: string;
+  accountId: string | null;
+  slug: string;
+  target: string;
+  title: string;
+  tags: string;
+  status: LinkStatus;
+  version: number;
+  trial: boolean;
+  expiresAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  /** Visits recorded for this link (rolled up by analytics). */
+  visits: number;
+}
+
+export interface IdempotencyClaim {
+  id: string;
+  fingerprint: string;
+  network: string;
+  day: string;
+  createdAt: number;
+}
+
+export interface StoredResult {
+  fingerprint: string;
+  network: string;
+  day: string;
+  response: string;
+  sealedSecret: string | null;
+}
+
+/** Who pays for a new link: the account's monthly free allowance, a credit reservation, or a network's trial counters. */
+export type LinkOwner =
+  | { kind: 'account'; accountId: string; month: string; freeLinksPerMonth: number }
+  | { kind: 'paid'; accountId: string; reservationId: string }
+  | { kind: 'trial'; network: string; day: string; perNetwork: number; perDay: number };
+
+export interface CreateLinkCommand {
+  claim: IdempotencyClaim;
+  owner: LinkOwner;
+  link: Omit<LinkRecord, 'slug' | 'visits'>;
+  /** The alias, when one was asked for; otherwise slugs come from nextSlug until one is free. */
+  alias: string | undefined;
+  nextSlug: () => string;
+  trialTokenHash: string | null;
+  /** The response to keep for replays, computed inside the transaction from the saved link. */
+  render: (record: LinkRecord) => { response: string; sealedSecret: string | null };
+}
+
+export interface LinkChanges {
+  target?: string;
+  title?: string;
+  tags?: string;
+  status?: 'active' | 'paused';
+}
+
+export interface LinkStore {
+  /** Saves the link and completes its Idempotency-Key claim with the response, in one transaction. */
+  create(command: CreateLinkCommand): Promise<LinkRecord>;
+  byId(id: string): Promise<LinkRecord | undefined>;
+  bySlug(slug: string): Promise<LinkRecord | undefined>;
+  byTrialTokenHash(hash: string): Promise<LinkRecord | undefined>;
+  list(accountId: string, offset: number, limit: number, search: string | undefined): Promise<LinkRecord[]>;
+  /** Applies the changes only when the version matches and the link is active or paused. */
+  update(id: string, accountId: string, version: number, changes: LinkChanges, now: number): Promise<LinkRecord | undefined>;
+  trialLinksCreated(network: string, day: string): Promise<number>;
+  /** Slugs created or changed at or after `since` (Unix ms): the feed that evicts redirect caches. */
+  slugsChangedSince(since: number): Promise<string[]>;
+}
+
+export interface KeyRecord {
+  id: string;
+  accountId: string;
+  keyHash: string;
+  scopes: Scope[];
+  budget: number | null;
+}
+
+export interface KeyStore {
+  /** An unrevoked key of an existing account, looked up by the hash of its secret. */
+  activeKeyByHash(hash: string): Promise<KeyRecord | undefined>;
+}
+
+export interface ReservationRequest {
+  accountId: string;
+  keyId: string;
+  /** The key's monthly budget; null for no limit beyond the balance. */
+  budget: number | null;
+  month: string;
+  amount: number;
+  purpose: 'link' | 'pack';
+  now: number;
+  ttlMs: number;
+}
+
+export interface CreditStore {
+  /** Holds the amount against the balance and the key's budget; throws credits_required / api_budget_exceeded. */
+  reserve(request: ReservationRequest): Promise<string>;
+  release(id: string): Promise<void>;
+  releaseExpired(now: number): Promise<number>;
+  balance(accountId: string): Promise<{ purchased: number; reserved: number }>;
+  keySpent(keyId: string, month: string): Promise<number>;
+}
+
+export interface PackRecord {
+  id: string;
+  accountId: string;
+  status: 'active' | 'refunded';
+  credits: number;
+  visits: number;
+  visitsUsed: number;
+  createdAt: number;
+}
+
+export interface PackStore {
+  create(command: {
+    claim: IdempotencyClaim;
+    reservationId: string;
+    pack: Omit<PackRecord, 'status' | 'visitsUsed'>;
+    render: (record: PackRecord) => string;
+  }): Promise<PackRecord>;
+}
+
+export interface UsageStore {
+  /** All the account's links, and those created at or after `since` (Unix ms). */
+  linkCounts(accountId: string, since: number): Promise<{ total: number; since: number }>;
+  freeLinksUsed(accountId: string, month: string): Promise<number>;
+}
+
+/** What visit recording reports about an account's month (owned by the analytics module). */
+export interface RecordingUsage {
+  accountRecording(accountId: string, month: string): Promise<{ recordedThisMonth: number; freeLeft: number; packsLeft: number }>;
+}

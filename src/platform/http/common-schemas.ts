@@ -1,0 +1,35 @@
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import type { ErrorCode } from '../errors.js';
+
+/** A string enum as a plain JSON-schema `enum` (TypeBox unions would become anyOf in the OpenAPI document). */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/** An integer constant (TypeBox's Literal says `type: number`, which misdescribes it). */
+export const IntegerConst = <const N extends number>(value: N): TUnsafe<N> => Type.Unsafe<N>({ type: 'integer', const: value });
+
+/** A non-negative integer count, described. */
+export const Count = (description: string) => Type.Integer({ minimum: 0, description });
+
+export const ErrorBody = Type.Object(
+  { error: Type.String({ description: 'Error value from the catalog (docs/errors.md)' }) },
+  { additionalProperties: false, $id: 'ErrorBody', title: 'Error' },
+);
+
+const ref = Type.Ref('ErrorBody');
+
+/** Error responses of a route, for the OpenAPI document and the serializer. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ref]));
+}
+
+/** API.md part 4: every endpoint may answer these. */
+export const COMMON_ERRORS = [400, 401, 402, 403, 404, 409, 429, 503] as const;
+
+export const UuidParams = Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.String({ format: 'uuid', description: 'Required; reuse it (with the identical payload) after an uncertain result' }),
+});
+
+export type { ErrorCode };

@@ -1,0 +1,147 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RecordingActivity } from '../../analytics/recording-loop.js';
+import { isUnavailable } from '../database/sql-errors.js';
+import type { RedirectCounts, RedirectOutcomes, RefusalCounts } from './counts.js';
+import { isReady } from './health.js';
+import { sendError } from '../http/error-handling.js';
+import type { DatabaseWatch } from '../../limits/load-shedding.js';
+
+/** What the request paths count in place; read at scrape time only. */
+export interface MetricsSources {
+  redirects: RedirectCounts;
+  refusals: RefusalCounts;
+  database: DatabaseWatch;
+}
+
+const OUTCOMES: Array<[label: string, field: keyof RedirectOutcomes]> = [
+  ['redirected', 'redirected'],
+  ['not_found', 'notFound'],
+  ['expired', 'expired'],
+  ['rate_limited', 'rateLimited'],
+  ['shed', 'shed'],
+  ['failed', 'failed'],
+];
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * The Prometheus metrics of one app, in a registry of its own (docs/decisions.md, "Health and
+ * metrics"). Flushes and roll-ups are observed as the recording thread reports them, about once a
+ * second; everything the request paths count is read from plain fields in collect() callbacks, so no
+ * request calls prom-client.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private sources: MetricsSources | undefined;
+  /** API requests answered 503 because of storage trouble (the onError hook installMetrics adds). */
+  requestDatabaseErrors = 0;
+  private readonly visitsRecorded: Counter;
+  private readonly visitsDropped: Counter<'reason'>;
+  private readonly durations: Record<RecordingActivity['op'], Histogram<'outcome'>>;
+  private readonly recordingErrors: Record<RecordingActivity['op'], number> = { flush: 0, rollup: 0 };
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.visitsRecorded = new Counter({ name: 'shortlinks_visits_recorded_total', help: 'Visits written to the database.', registers });
+    this.visitsDropped = new Counter({
+      name: 'shortlinks_visits_dropped_total',
+      help: 'Visits not recorded, written as gaps: refused (allowance or daily ceiling) or unavailable (buffer full, recording thread lost).',
+      labelNames: ['reason'],
+      registers,
+    });
+    const histogram = (op: string, help: string) =>
+      new Histogram({ name: `shortlinks_visit_${op}_duration_seconds`, help, labelNames: ['outcome'], buckets: DURATION_BUCKETS, registers });
+    this.durations = {
+      flush: histogram('flush', 'Duration of visit flushes (one transaction each), by outcome (ok, failed).'),
+      rollup: histogram('rollup', 'Duration of roll-ups of flushed visits into the daily counts, by outcome (ok, failed).'),
+    };
+    this.scraped(registers);
+  }
+
+  /** The request paths' counters, once they exist (buildApp makes them after the recording starts). */
+  measure(sources: MetricsSources): void {
+    this.sources = sources;
+  }
+
+  /** Passed to the recording (setUpAnalytics): never throws, whatever it is told. */
+  readonly recordingActivity = (activity: RecordingActivity): void => {
+    this.durations[activity.op].observe({ outcome: activity.ok ? 'ok' : 'failed' }, Math.max(0, activity.seconds));
+    if (!activity.ok) this.recordingErrors[activity.op]++;
+    if (activity.recorded > 0) this.visitsRecorded.inc(activity.recorded);
+    if (activity.refused > 0) this.visitsDropped.inc({ reason: 'refused' }, activity.refused);
+    if (activity.dropped > 0) this.visitsDropped.inc({ reason: 'unavailable' }, activity.dropped);
+  };
+
+  /** Metrics read from the sources' plain fields when scraped. */
+  private scraped(registers: Registry[]): void {
+    const metrics = this;
+    const counter = (name: string, help: string, labelNames: string[], read: (counter: Counter<string>, s: MetricsSources) => void) =>
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          this.reset();
+          if (metrics.sources !== undefined) read(this, metrics.sources);
+        },
+      });
+    counter('shortlinks_redirects_total', 'Answers of the redirect paths, by path (s, q) and outcome.', ['kind', 'outcome'], (c, s) => {
+      for (const kind of ['s', 'q'] as const) for (const [outcome, field] of OUTCOMES) c.inc({ kind, outcome }, s.redirects[kind][field]);
+    });
+    const both = (s: MetricsSources, field: 'rateLimited' | 'shed') => s.redirects.s[field] + s.redirects.q[field];
+    counter('shortlinks_rate_limited_total', 'Requests refused with 429, by path (api, redirect).', ['path'], (c, s) => {
+      c.inc({ path: 'api' }, s.refusals.rateLimited);
+      c.inc({ path: 'redirect' }, both(s, 'rateLimited'));
+    });
+    counter('shortlinks_shed_total', 'Requests shed under load with 503, by path (api, redirect).', ['path'], (c, s) => {
+      c.inc({ path: 'api' }, s.refusals.shed);
+      c.inc({ path: 'redirect' }, both(s, 'shed'));
+    });
+    counter('shortlinks_database_errors_total', 'Database operations that failed, by operation.', ['operation'], (c, s) => {
+      c.inc({ operation: 'probe' }, s.database.failures);
+      c.inc({ operation: 'request' }, metrics.requestDatabaseErrors);
+      c.inc({ operation: 'flush' }, metrics.recordingErrors.flush);
+      c.inc({ operation: 'rollup' }, metrics.recordingErrors.rollup);
+    });
+    new Gauge({
+      name: 'shortlinks_ready',
+      help: '1 while the background database probe succeeds (readiness), else 0.',
+      registers,
+      collect() {
+        this.set(metrics.sources !== undefined && isReady(metrics.sources.database) ? 1 : 0);
+      },
+    });
+  }
+}
+
+/** Compares in constant time whatever the lengths: both sides are hashed first. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (value: string) => crypto.createHash('sha256').update(value).digest();
+  return crypto.timingSafeEqual(digest(given), digest(expected));
+}
+
+/**
+ * GET /metrics, only when METRICS_TOKEN is set (otherwise the route does not exist: 404 not_found),
+ * and only for `Authorization: Bearer <token>` (else 401 api_key_invalid). Outside /api/v1: a
+ * scraper is neither rate-limited nor shed. Returns undefined when metrics are off.
+ */
+export function installMetrics(app: FastifyInstance, token: string | undefined): Metrics | undefined {
+  if (token === undefined) return undefined;
+  const metrics = new Metrics();
+  // Storage errors of requests, seen once Fastify's error handler has answered them.
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (isUnavailable(error)) metrics.requestDatabaseErrors++;
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    const header = request.headers.authorization;
+    if (typeof header !== 'string' || !header.startsWith('Bearer ') || !sameSecret(header.slice(7), token)) {
+      return sendError(reply, 'api_key_invalid');
+    }
+    const text = await metrics.registry.metrics();
+    return reply.header('cache-control', 'no-store').type(metrics.registry.contentType).send(text);
+  });
+  return metrics;
+}

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { accountTotals, trim } from '../../src/analytics/allocation.js';
+import { classifyAgent, referrerHost, VisitClassifier } from '../../src/analytics/classify.js';
+import { CSV_HEADER, toCsv } from '../../src/analytics/csv.js';
+import { DayVisits } from '../../src/analytics/day-visits.js';
+import { ResettingCache } from '../../src/platform/resetting-cache.js';
+import { UA } from '../helpers/analytics.js';
+
+/** Visits in arrival order, as [link, account] pairs. */
+function day(visits: [string, string | null][]): DayVisits {
+  const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
+  const buffer = new DayVisits('2026-11-15', 0, 1);
+  for (const [link, account] of visits) buffer.add(link, account, 's', 'DE', visitor, 'direct');
+  return buffer;
+}
+
+test('each account keeps its first granted visits in arrival order; the rest is refused per link', () => {
+  const visits = day([['L1', 'a'], ['L2', 'a'], ['T1', null], ['L1', 'a'], ['L3', 'b'], ['L2', 'a'], ['T1', null]]);
+  assert.deepEqual(accountTotals(visits), [['a', 4], ['b', 1], ['~trial', 2]]);
+  const { keep, kept, refused } = trim(visits, new Map([['a', 2], ['b', 1], ['~trial', 1]]));
+  assert.deepEqual([...keep!], [1, 1, 1, 0, 1, 0, 0]);
+  assert.equal(kept, 4);
+  assert.deepEqual([...refused], [['L1', { account: 'a', count: 1 }], ['L2', { account: 'a', count: 1 }], ['T1', { account: '~trial', count: 1 }]]);
+  assert.deepEqual(trim(visits, new Map([['a', 4], ['b', 1], ['~trial', 2]])), { keep: null, kept: 7, refused: new Map() });
+  assert.equal(trim(visits, new Map()).kept, 0);
+});
+
+test('referrers become lower-case hosts without www., direct when absent, unknown when not a URL', () => {
+  assert.equal(referrerHost('https://WWW.Example.COM./path?q=1#x'), 'example.com');
+  assert.equal(referrerHost('http://news.example.net:8080/a'), 'news.example.net');
+  assert.equal(referrerHost('android-app://com.google.android.gm/'), 'com.google.android.gm');
+  assert.equal(referrerHost('not a url'), 'unknown');
+  assert.equal(referrerHost('about:blank'), 'unknown');
+  const classifier = new VisitClassifier();
+  assert.equal(classifier.referrer(undefined), 'direct');
+  assert.equal(classifier.referrer(''), 'direct');
+});
+
+test('user agents are classified as mobile, tablet, desktop, bot or other', () => {
+  assert.deepEqual(classifyAgent(UA.iphone), { device: 'mobile', browser: 'Mobile Safari', bot: false });
+  assert.equal(classifyAgent(UA.ipad).device, 'tablet');
+  assert.deepEqual(classifyAgent(UA.windows), { device: 'desktop', browser: 'Chrome', bot: false });
+  assert.deepEqual(classifyAgent(UA.googlebot).device, 'bot');
+  assert.equal(classifyAgent('curl/8.5.0').bot, true);
+  assert.deepEqual(classifyAgent(''), { device: 'other', browser: 'other', bot: false });
+  const classifier = new VisitClassifier();
+  assert.equal(classifier.userAgent(UA.iphone), classifier.userAgent(UA.iphone), 'cached and interned');
+});
+
+test('CSV quotes fields and defuses values a spreadsheet would run as formulas', () => {
+  const csv = toCsv(
+    [
+      { day: '2026-11-15', dimension: 'referrer', value: '=cmd|x', count: 1 },
+      { day: '2026-11-15', dimension: 'browser', value: 'A, "B"', count: 2 },
+    ],
+    [{ from: 1, to: 2, reason: 'recording_unavailable' }],
+  );
+  assert.deepEqual(csv.split('\r\n'), [
+    CSV_HEADER,
+    "visits,2026-11-15,referrer,'=cmd|x,1,,,",
+    'visits,2026-11-15,browser,"A, ""B""",2,,,',
+    'gap,,,,,1,2,recording_unavailable',
+    '',
+  ]);
+});
+
+test('browser names come from a fixed list: case variants and invented names are "other"', () => {
+  assert.equal(classifyAgent('gObRoWsEr/1.0').browser, 'other');
+  assert.equal(classifyAgent('SNAPCHAT/1.2').browser, classifyAgent('Snapchat/1.2').browser);
+  assert.equal(classifyAgent('Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0').browser, 'Firefox');
+  const names = new Set(Array.from({ length: 500 }, (_, i) => classifyAgent(`Custom${i}Agent/1.0 (X11; Linux x86_64)`).browser));
+  assert.ok(names.size <= 2, [...names].join(','));
+});
+
+test('a referrer naming a numeric address is "unknown"', () => {
+  assert.equal(referrerHost('http://203.0.113.5/page'), 'unknown');
+  assert.equal(referrerHost('https://[2001:db8::1]/x'), 'unknown');
+  assert.equal(referrerHost('https://www.Example.org./x?y'), 'example.org');
+});
+
+test('ResettingCache answers exactly as a Map that is cleared when full, also for keys that share a front slot', () => {
+  // The front table samples six characters of a key: keys that differ only in their first five
+  // characters (and have one length) share a slot. Few keys, so that keys come back often.
+  const key = fc.oneof(fc.constantFrom('aaaaa', 'abbba', 'babab', 'bbbbb').map((head) => `${head}-fixed-suffix-xyz`), fc.stringMatching(/^[ab]{0,2}$/));
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('set' as const), key, value: fc.integer() }),
+    fc.record({ kind: fc.constant('get' as const), key }),
+  );
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 8 }), fc.array(op, { maxLength: 120 }), (max, ops) => {
+      const cache = new ResettingCache<number>(max);
+      const model = new Map<string, number>();
+      for (const o of ops) {
+        if (o.kind === 'set') {
+          cache.set(o.key, o.value);
+          if (model.size >= max) model.clear();
+          model.set(o.key, o.value);
+        } else {
+          assert.equal(cache.get(o.key), model.get(o.key), o.key);
+        }
+      }
+    }),
+    { numRuns: 500 },
+  );
+});
