@@ -20,11 +20,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql, type Transaction } from 'kysely';
-import type { Shortfall } from '../src/domain/analytics/ports.js';
-import { analyticsDb, type AnalyticsDB } from '../src/store/analytics-schema.js';
-import { openDatabase } from '../src/store/database.js';
-import { ensureMonths, grantAccount, grantAccounts, lockDay } from '../src/store/visit-allowance.js';
-import { addGaps, GAP_MERGE_MS } from '../src/store/visit-gaps.js';
+import type { Shortfall } from '../src/analytics/ports.js';
+import { analyticsDb, type AnalyticsDB } from '../src/analytics/store/analytics-schema.js';
+import { openDatabase } from '../src/platform/database/database.js';
+import { ensureMonths, grantAccount, grantAccounts, lockDay } from '../src/analytics/store/visit-allowance.js';
+import { addGaps, GAP_MERGE_MS } from '../src/analytics/store/visit-gaps.js';
 import { postgresUrl } from './postgres.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);

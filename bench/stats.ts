@@ -9,7 +9,7 @@
  * bumped before each request, as a roll-up that changed any count does, so the real read path sums
  * the rollups again. Uncached reads are measured from daily rows only (what the service did before
  * roll-ups wrote span rows), then with span rows loaded too, as roll-ups now leave them
- * (src/store/rollup-spans.ts). The clock is
+ * (src/analytics/store/rollup-spans.ts). The clock is
  * set back to the day of the last four weeks whose 90-day window needs the most rows with spans.
  */
 import crypto from 'node:crypto';
@@ -20,13 +20,13 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { commands } from '../src/cli/commands.js';
-import { loadConfig } from '../src/config.js';
-import { DAY_MS, utcDay } from '../src/domain/time.js';
-import { analyticsDb } from '../src/store/analytics-schema.js';
-import { openDatabase, type Database } from '../src/store/database.js';
-import { packDays, packSpans } from '../src/store/rollup-counts.js';
+import { loadConfig } from '../src/platform/config.js';
+import { DAY_MS, utcDay } from '../src/platform/time.js';
+import { analyticsDb } from '../src/analytics/store/analytics-schema.js';
+import { openDatabase, type Database } from '../src/platform/database/database.js';
+import { packDays, packSpans } from '../src/analytics/store/rollup-counts.js';
 import { PG_ADMIN, postgresUrl } from './postgres.js';
-import { dayNumber, readPlan, spanStart, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, type SpanTables } from '../src/store/rollup-spans.js';
+import { dayNumber, readPlan, spanStart, SPAN_DIMENSIONS, SPAN_LENGTHS, SPANS_MARKER, SPANS_THROUGH, type SpanTables } from '../src/analytics/store/rollup-spans.js';
 
 const VISITS = 10_000_000;
 const DAYS = 90;

@@ -16,7 +16,7 @@
  */
 import crypto from 'node:crypto';
 import path from 'node:path';
-import type { LinkRef } from '../src/domain/analytics/link-table.js';
+import type { LinkRef } from '../src/analytics/link-table.js';
 import { COUNTRIES, REFERRERS, USER_AGENTS } from './redirect/traffic.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);

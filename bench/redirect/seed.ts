@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase } from '../../src/platform/database/database.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const slug = () => Array.from(crypto.randomBytes(8), (b) => ALPHABET[b % 62]).join('');
