@@ -1,7 +1,6 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './platform/config.js';
 import { openDatabase } from './platform/database/database.js';
-import { warmUpHttp } from './platform/http/warm-up.js';
 
 /**
  * Starts the service: configuration, database (migrated), HTTP. On SIGTERM/SIGINT it stops accepting
@@ -9,8 +8,6 @@ import { warmUpHttp } from './platform/http/warm-up.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  // Before anything else runs: see warm-up.ts (Node's own HTTP code, optimized on plain requests).
-  await warmUpHttp();
   const database = await openDatabase(config.databaseUrl);
   const app = await buildApp({
     config,

@@ -95,7 +95,7 @@ export function watchPressure(app: FastifyInstance, database: Database, watch = 
   }, SAMPLE_INTERVAL_MS);
   timer.unref();
   // What the loop did before the server listened was its own start (loading modules, building the
-  // app, the HTTP warm-up), not load: a slow start must not make a new instance refuse its first
+  // app), not load: a slow start must not make a new instance refuse its first
   // second of traffic (seen in CI: two servers started at once, one shed every API request).
   app.addHook('onListen', async () => {
     histogram.reset();

@@ -1,4 +1,4 @@
-import { validateHeaderValue, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LinkRef } from '../analytics/link-table.js';
 import type { Source } from '../analytics/ports.js';
@@ -28,13 +28,10 @@ const HASH = 35;
 const LETTER_S = 115;
 const LETTER_Q = 113;
 
-/**
- * The redirect path's Cache-Control, on every answer (the made-whole block, writeHead's, the pages):
- * no cache in between, so each visit reaches us.
- */
+/** Every redirect answer is private, no-store: no cache in between, so each visit reaches us. */
 const CACHE_CONTROL = 'private, no-store';
 
-// Built once: an answer from the cache allocates no header object and encodes no page.
+// The pages are encoded once, not on every answer.
 const NOT_FOUND_BODY = Buffer.from(NOT_FOUND_PAGE);
 const EXPIRED_BODY = Buffer.from(EXPIRED_PAGE);
 const pageHeaders = (body: Buffer) =>
@@ -42,57 +39,8 @@ const pageHeaders = (body: Buffer) =>
 const NOT_FOUND_HEADERS = pageHeaders(NOT_FOUND_BODY);
 const EXPIRED_HEADERS = pageHeaders(EXPIRED_BODY);
 
-/** node:http's response with the fields it keeps for itself that the redirect answer reads or sets. */
-type NodeResponse = ServerResponse & { _header: string | null; maxRequestsOnConnectionReached: boolean };
-
-/**
- * A redirect's status line and headers up to its Date line, as `writeHead(302, …)` writes them, or ''
- * when node:http would refuse `target` as a header value (writeHead then throws for it, as it always
- * did). Made once per cached link (Resolution's `head`): the check here is node's own.
- */
-export function redirectHead(target: string): string {
-  try {
-    validateHeaderValue('location', target);
-  } catch {
-    return '';
-  }
-  return `HTTP/1.1 302 Found\r\ncache-control: ${CACHE_CONTROL}\r\nlocation: ${target}\r\n`;
-}
-
-/** How long a kept-alive connection may idle between requests: the server's (app.ts), said in Keep-Alive. */
+/** How long a kept-alive connection may idle between requests (app.ts sets it on the server). */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-
-/**
- * The rest of a kept-alive redirect's header block, the lines node:http adds itself (Date,
- * Connection, Keep-Alive), with an empty body framed by Content-Length: made once per second of the
- * service's clock, as node makes its Date once per second.
- */
-export class RedirectTail {
-  private second = Number.NaN;
-  private tail = '';
-
-  at(time: number): string {
-    const second = Math.floor(time / 1000);
-    if (second !== this.second) {
-      this.second = second;
-      const date = new Date(second * 1000).toUTCString();
-      this.tail = `Date: ${date}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(KEEP_ALIVE_TIMEOUT_MS / 1000)}\r\nContent-Length: 0\r\n\r\n`;
-    }
-    return this.tail;
-  }
-}
-
-/**
- * Ends a response whose header block is written whole: what writeHead would have stored after
- * building and checking it line by line. node:http sends it with the (empty) body at end(), and every
- * step after that, the keep-alive timer, the next pipelined answer, is node's own (docs/decisions.md,
- * "Redirect fast path": it relies on one internal field, which test/links/fast-redirect.test.ts holds).
- */
-export function endWithHeader(res: ServerResponse, status: number, header: string): void {
-  (res as NodeResponse)._header = header;
-  res.statusCode = status;
-  res.end();
-}
 
 /**
  * Where the slug of `/s/<slug>` or `/q/<slug>` ends (at the end, or at `?` or `#`, where the router
@@ -126,13 +74,12 @@ export interface RedirectDeps {
 
 /**
  * The redirect answer, on raw node:http objects: /s/{slug} and /q/{slug} are answered here before
- * Fastify sees them (docs/decisions.md, "Redirect fast path"), and Fastify's routes for the rare forms
- * the fast path leaves to the router call `serve` too. A cache hit is answered synchronously; the
- * visit is only counted in memory; every answer is private, no-store, so each visit reaches us.
+ * Fastify sees them (docs/adr/0017), and Fastify's routes for the rare forms the fast path leaves to
+ * the router call `serve` too. A cache hit is answered synchronously; the visit is only counted in
+ * memory; every answer is private, no-store, so each visit reaches us.
  */
 export class FastRedirect {
   private closing = false;
-  private readonly tail = new RedirectTail();
   /** Answers by path and outcome, read by /metrics (metrics.ts). */
   readonly counts = new RedirectCounts();
 
@@ -158,17 +105,16 @@ export class FastRedirect {
     if (this.closing) res.setHeader('Connection', 'close');
     const source: Source = url.charCodeAt(1) === LETTER_S ? 's' : 'q';
     // The address is undefined once the client's socket is gone; such a request is not worth a 503.
-    this.respond(req, res, url.slice(3, end), source, clientAddress(req, this.deps.trustProxy) ?? '', true);
+    this.respond(req, res, url.slice(3, end), source, clientAddress(req, this.deps.trustProxy) ?? '');
     return true;
   }
 
   /** The one implementation of the redirect answer (GET and HEAD), whoever routed the request. */
   serve(req: IncomingMessage, res: ServerResponse, slug: string, source: Source, address: string): void {
-    this.respond(req, res, slug, source, address, false);
+    this.respond(req, res, slug, source, address);
   }
 
-  /** `direct`: from take(), where no one else has set anything on `res` (Fastify's routes may have). */
-  private respond(req: IncomingMessage, res: ServerResponse, slug: string, source: Source, address: string, direct: boolean): void {
+  private respond(req: IncomingMessage, res: ServerResponse, slug: string, source: Source, address: string): void {
     const { guard, resolver, now } = this.deps;
     try {
       const time = now();
@@ -178,31 +124,27 @@ export class FastRedirect {
         return this.sent(req, res);
       }
       const cached = resolver.peek(slug, time);
-      if (cached !== undefined) return this.answer(req, res, cached, source, address, time, direct);
+      if (cached !== undefined) return this.answer(req, res, cached, source, address, time);
     } catch (error) {
       return this.fail(req, res, error, source);
     }
     // A miss asks the database: the closure and promise are the price of a miss, not of a visit.
     resolver
       .resolve(slug)
-      .then((resolution) => this.answer(req, res, resolution, source, address, now(), direct))
+      .then((resolution) => this.answer(req, res, resolution, source, address, now()))
       .catch((error: unknown) => this.fail(req, res, error, source));
   }
 
-  private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string, time: number, direct: boolean): void {
+  private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string, time: number): void {
     const counts = this.outcomes(source);
     if (resolution.kind === 'redirect') {
       counts.redirected++;
       if (this.deps.visits !== undefined && req.method === 'GET') {
         this.deps.visits(req.rawHeaders, address, resolution.link, source, time);
       }
-      // Fastify's routes may have set headers on `res`: those answers are node's to write.
-      if (!direct || !this.writeWhole(req, res, resolution, time)) {
-        // A flat list (node walks an object's keys with for-in and keyed loads, a list by index), with
-        // the empty body's length, as in writeWhole's block.
-        res.writeHead(302, ['cache-control', CACHE_CONTROL, 'location', resolution.target, 'content-length', '0']);
-        res.end();
-      }
+      // writeHead checks the target as a header value: a stored target it refuses throws, and fail() answers 503.
+      res.writeHead(302, { 'cache-control': CACHE_CONTROL, location: resolution.target, 'content-length': '0' });
+      res.end();
       return this.sent(req, res);
     }
     // For HEAD, node:http sends the headers (with the page's length) and drops the body.
@@ -216,21 +158,6 @@ export class FastRedirect {
       res.end(NOT_FOUND_BODY);
     }
     this.sent(req, res);
-  }
-
-  /**
-   * A kept-alive HTTP/1.1 redirect, nearly every one, answered with its header block made whole: the
-   * link's part made once per cached link, the rest once per second (docs/decisions.md, "Redirect fast
-   * path"). writeHead built and checked each line on every answer: 4 to 7% of the service's
-   * redirects a second (docs/benchmarks.md). False, having written nothing, for what is node's to
-   * frame: a client that asks to close, HTTP/1.0, the drain, a target node refuses in a header.
-   */
-  private writeWhole(req: IncomingMessage, res: ServerResponse, resolution: Resolution & { kind: 'redirect' }, time: number): boolean {
-    if (!res.shouldKeepAlive || (res as NodeResponse).maxRequestsOnConnectionReached || req.httpVersionMinor !== 1 || this.closing) return false;
-    const head = (resolution.head ??= redirectHead(resolution.target));
-    if (head === '') return false;
-    endWithHeader(res, 302, head + this.tail.at(time));
-    return true;
   }
 
   /**

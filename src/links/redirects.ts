@@ -9,11 +9,6 @@ export type Resolution =
       kind: 'redirect';
       target: string;
       link: LinkRef;
-      /**
-       * The HTTP layer's encoding of the answer (src/links/fast-redirect.ts, redirectHead), kept here
-       * on first use so that it is made once per cached link, not once per redirect.
-       */
-      head?: string | undefined;
     }
   | { kind: 'expired' }
   | { kind: 'missing' };
@@ -31,8 +26,6 @@ class Entry implements LinkRef {
   table = 0;
   index = -1;
   readonly link: LinkRef = this;
-  /** Resolution's `head`: set from the first redirect on (a field from the start, so the shape stays one). */
-  head: string | undefined = undefined;
 
   constructor(
     /** 'redirect' for an active link; 'missing' for no such slug, or a link that is not active. */

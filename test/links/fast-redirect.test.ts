@@ -79,25 +79,6 @@ eachDatabase('the redirect fast path and its Fastify fallback', (kind) => {
     }
   });
 
-  test("a kept-alive redirect is node's header block, made whole: target, the service clock's Date, Content-Length: 0", async () => {
-    const link = await linkWithKey(h);
-    const port = Number(new URL(h.baseUrl).port);
-    const answer = (date: string) =>
-      'HTTP/1.1 302 Found\r\ncache-control: private, no-store\r\nlocation: https://example.org/landing\r\n' +
-      `Date: ${date}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nContent-Length: 0\r\n\r\n`;
-    const dateOf = (ms: number) => new Date(ms).toUTCString();
-    // A miss, then a hit, on one connection; the third asks to close, and node frames that one itself.
-    const pipelined = head('GET', `/s/${link.slug}`) + head('HEAD', `/q/${link.slug}`) + head('GET', `/s/${link.slug}`, 'Connection: close\r\n');
-    h.clock.advance(1000 - (h.clock.ms % 1000) - 1);
-    const first = (await exchange(port, pipelined)).split(/(?=HTTP\/1\.1 )/);
-    assert.deepEqual(first.slice(0, 2), [answer(dateOf(h.clock.ms)), answer(dateOf(h.clock.ms))]);
-    assert.match(first[2]!, /^HTTP\/1\.1 302 Found\r\n.*\r\nlocation: https:\/\/example\.org\/landing\r\ncontent-length: 0\r\n.*\r\nConnection: close\r\n\r\n$/s);
-    // A millisecond later it is the next second, and the Date says so.
-    h.clock.advance(1);
-    const next = await exchange(port, head('GET', `/s/${link.slug}`) + head('GET', `/s/${link.slug}`, 'Connection: close\r\n'));
-    assert.equal(next.split(/(?=HTTP\/1\.1 )/)[0], answer(dateOf(h.clock.ms)));
-  });
-
   test('a stored target that node would refuse in a header is never written into one: 503, no forged header', async () => {
     const link = await linkWithKey(h);
     const port = Number(new URL(h.baseUrl).port);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
@@ -26,12 +25,9 @@ interface Server {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The node flags of `npm start` (`node <flags> dist/server.js` in package.json; docs/decisions.md, "Young generation"). */
-const START_FLAGS: string[] = JSON.parse(fs.readFileSync('package.json', 'utf8')).scripts.start.trim().split(/\s+/).slice(1, -1);
-
-/** The real server process, as `npm start` runs it, with its node flags (through tsx instead of the build). */
+/** The real server process, as `npm start` runs it (through tsx instead of the build). */
 function spawnServer(env: Record<string, string>): Server {
-  const child = spawn(process.execPath, [...START_FLAGS, '--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: { ...process.env, HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -10,23 +10,16 @@
 export const BACKGROUND_NICE = 10;
 
 /**
- * Worker options of the background threads: their stdout and stderr are not piped into the
- * process's. Node pipes a worker's output through stream objects in the main thread, and their
- * reads ran through the same stream functions (read, resume, flow) that every redirect's request
- * runs: V8 then compiled those for more object shapes than the server alone brings, with slower
- * property loads on the redirect path (docs/benchmarks.md, twelfth session). The threads report
- * failures through messages and print nothing; their warnings are dropped (quietThread), as the same
- * store code prints its warnings in the main thread.
+ * Worker options that leave a thread's stdout and stderr unpiped, and quietThread, which drops its
+ * warnings. Only the recording thread (src/analytics/store/recording-thread.ts) still uses them; the
+ * checkpoint thread's output is piped into the process's, as any worker's is.
  */
 export const UNPIPED_STDIO = { stdout: true, stderr: true } as const;
 
-/**
- * Called first in a background thread: Node would print a warning to the thread's stderr, which
- * nobody reads (UNPIPED_STDIO) and which would hold it in memory.
- */
+/** Called first in a thread started with UNPIPED_STDIO, whose stderr nobody reads. */
 export function quietThread(): void {
   process.removeAllListeners('warning');
 }
 
-/** quietThread for a thread started from source text (checkpointer.ts). */
+/** quietThread for a thread started from source text. */
 export const QUIET_THREAD_SOURCE = `(${quietThread.toString()})();`;

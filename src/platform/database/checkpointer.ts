@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { BACKGROUND_NICE, QUIET_THREAD_SOURCE, UNPIPED_STDIO } from './background-threads.js';
+import { BACKGROUND_NICE } from './background-threads.js';
 
 /**
  * Runs in the worker thread (CommonJS, from a string: no file to find next to the compiled or the
@@ -10,7 +10,6 @@ import { BACKGROUND_NICE, QUIET_THREAD_SOURCE, UNPIPED_STDIO } from './backgroun
  * writer, it copies what it can.
  */
 const WORKER_SOURCE = `
-${QUIET_THREAD_SOURCE}
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 try { require('node:os').setPriority(workerData.nice); } catch { /* not permitted: the process's priority */ }
@@ -59,7 +58,7 @@ export class Checkpointer {
   private start(): Worker {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const workerData = { file: this.file, driver, intervalMs: this.intervalMs, nice: BACKGROUND_NICE };
-    const worker = new Worker(WORKER_SOURCE, { eval: true, ...UNPIPED_STDIO, workerData });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
     // A worker that fails leaves checkpoints to the writing connection's automatic limit until the next.
     worker.on('error', (error) => this.onError(error));
     this.exited = once(worker, 'exit').catch(() => undefined);
