@@ -28,17 +28,9 @@ export class RedirectGuard {
       return true;
     }
     // IPv4 (the common case) is its own network: skip parsing. IPv6 is folded to its /64.
-    const backlog = this.table.take(hasColon(address) ? networkOf(address) : address, now, limit);
+    const backlog = this.table.take(address.includes(':') ? networkOf(address) : address, now, limit);
     if (backlog > 0) return false;
     writeError(res, 'rate_limited', Math.ceil(decision(false, -backlog, limit).retryAfterMs / 1000));
     return true;
   }
-}
-
-const COLON = 58;
-
-/** Whether an address is IPv6: a loop over at most 15 characters, where includes() calls out to memchr. */
-function hasColon(address: string): boolean {
-  for (let i = 0; i < address.length; i++) if (address.charCodeAt(i) === COLON) return true;
-  return false;
 }
