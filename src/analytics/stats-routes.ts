@@ -4,6 +4,7 @@ import type { StatsService } from './stats-service.js';
 import { access } from '../platform/http/openapi.js';
 import { COMMON_ERRORS, UuidParams, errorResponses } from '../platform/http/common-schemas.js';
 import { Stats, StatsQuery } from './stats-schemas.js';
+import { API_LIMITS } from '../platform/api-limits.js';
 
 const csvDescription = `CSV (text/csv): header \`${CSV_HEADER}\`; one row per UTC day and dimension value (kind "visits"; dimensions source, country, device, browser, referrer, bot), then one row per gap (kind "gap").`;
 
@@ -26,7 +27,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ stats: StatsService }> = a
       },
     },
     async (request, reply) => {
-      const { days = 30, format = 'json' } = request.query;
+      const { days = API_LIMITS.stats.defaultDays, format = 'json' } = request.query;
       if (format === 'json') return stats.json(request.principal, request.params.id, days);
       const csv = await stats.csv(request.principal, request.params.id, days);
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${csv.filename}"`).send(csv.body);

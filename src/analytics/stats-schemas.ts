@@ -1,12 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { DEVICE_CLASSES, GAP_REASONS } from './ports.js';
 import { Count, StringEnum } from '../platform/http/common-schemas.js';
+import { API_LIMITS } from '../platform/api-limits.js';
+
+const { stats: bounds } = API_LIMITS;
 
 const ms = (description: string) => Type.Integer({ description: `${description}, Unix milliseconds` });
 
 export const StatsQuery = Type.Object(
   {
-    days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30, description: 'UTC days, today included' })),
+    days: Type.Optional(Type.Integer({ minimum: bounds.minDays, maximum: bounds.maxDays, default: bounds.defaultDays, description: 'UTC days, today included' })),
     format: Type.Optional(StringEnum(['json', 'csv'] as const, { default: 'json' })),
   },
   { additionalProperties: false },
@@ -46,9 +49,9 @@ export const Stats = Type.Object(
         { referrer: Type.String({ description: 'Host without www., "direct" when absent, "unknown" when not a URL, "other" for the rest' }), count: Count('Visits') },
         { additionalProperties: false },
       ),
-      { description: 'Top 50 by count, then one "other" entry summing the rest' },
+      { description: `Top ${bounds.topReferrers} by count, then one "other" entry summing the rest` },
     ),
     gaps: Type.Array(Gap, { description: 'Periods overlapping the window in which visits were not recorded' }),
   },
-  { additionalProperties: false, title: 'Stats' },
+  { additionalProperties: false, $id: 'Stats', title: 'Stats' },
 );

@@ -3,10 +3,11 @@ import type { LinkService } from '../links/link-service.js';
 import type { Principal } from '../platform/auth/principal.js';
 import { DAY_MS, utcDay, type Clock } from '../platform/time.js';
 import { toCsv } from './csv.js';
+import { API_LIMITS } from '../platform/api-limits.js';
 import type { DeviceClass, Gap, RollupRow, StatsStore } from './ports.js';
 
 /** Referrers listed by name; the rest are summed into one "other" entry. */
-export const TOP_REFERRERS = 50;
+export const TOP_REFERRERS = API_LIMITS.stats.topReferrers;
 
 export interface DailyStats {
   date: string;

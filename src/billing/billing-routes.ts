@@ -4,6 +4,7 @@ import { access } from '../platform/http/openapi.js';
 import { CapacityBody, CapacityPack, QuoteBody, QuoteResult, Usage } from './billing-schemas.js';
 import { COMMON_ERRORS, IdempotencyHeaders, errorResponses } from '../platform/http/common-schemas.js';
 import type { Services } from '../platform/http/services.js';
+import { API_LIMITS, formatCount } from '../platform/api-limits.js';
 
 /** Usage, quotes and capacity packs: everything about purchased credits that the API exposes. */
 export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -35,7 +36,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       schema: {
         tags: ['account'],
-        summary: 'Buy 10,000 recorded visits for 50 purchased credits',
+        summary: `Buy ${formatCount(API_LIMITS.prices.packVisits)} recorded visits for ${API_LIMITS.prices.packCredits} purchased credits`,
         ...access('credits:spend'),
         headers: IdempotencyHeaders,
         body: CapacityBody,

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
-import { API_CONSTANTS, type Limits } from '../platform/config.js';
-import { AppError } from '../platform/errors.js';
+import { API_LIMITS } from '../platform/api-limits.js';
+import type { Limits } from '../platform/config.js';
+import { AppError, RuleError } from '../platform/errors.js';
 import type { IdempotencyGuard } from '../platform/idempotency/idempotency-guard.js';
 import { networkHash } from '../platform/network.js';
 import type { CreditStore, PackRecord, PackStore, RecordingUsage, UsageStore } from '../links/ports.js';
@@ -9,6 +10,8 @@ import { withReservation } from './spending.js';
 import { nextUtcMonthStart, utcDay, utcMonth, utcMonthStart, type Clock } from '../platform/time.js';
 
 export type QuoteAction = 'link.create' | 'tracking.purchase';
+
+const { prices } = API_LIMITS;
 
 export interface BillingServiceDeps {
   credits: CreditStore;
@@ -23,9 +26,9 @@ export interface BillingServiceDeps {
 
 /** Prices and allowances in force: one object for the usage endpoint, quotes and the docs. */
 export const pricing = (limits: Limits) => ({
-  extraLinkCredits: API_CONSTANTS.extraLinkCredits,
-  capacityPackCredits: API_CONSTANTS.packCredits,
-  capacityPackVisits: API_CONSTANTS.packVisits,
+  extraLinkCredits: prices.extraLinkCredits,
+  capacityPackCredits: prices.packCredits,
+  capacityPackVisits: prices.packVisits,
   freeLinksPerMonth: limits.freeLinksPerMonth,
   freeVisitsPerMonth: limits.freeVisitsPerMonth,
   trackingDailyServiceLimit: limits.trackingDailyLimit,
@@ -34,7 +37,7 @@ export const pricing = (limits: Limits) => ({
 export class BillingService {
   constructor(private readonly deps: BillingServiceDeps) {}
 
-  /** POST /links/capacity: 10,000 recorded visits for 50 purchased credits, idempotent. */
+  /** POST /links/capacity: a capacity pack for its price in purchased credits, idempotent. */
   async purchasePack<R>(principal: Principal, idempotencyKey: string, network: string, payload: object, render: (pack: PackRecord) => R): Promise<R> {
     const key = requireKey(principal, 'credits:spend');
     const now = this.deps.now();
@@ -51,12 +54,12 @@ export class BillingService {
     });
     // The claim comes first: a replay, or a duplicate in flight on any instance, reserves nothing.
     return this.deps.idempotency.run(claim, async () => {
-      const request = { accountId: key.accountId, keyId: key.keyId, budget: key.budget, month: utcMonth(now), amount: API_CONSTANTS.packCredits, purpose: 'pack' as const, now };
+      const request = { accountId: key.accountId, keyId: key.keyId, budget: key.budget, month: utcMonth(now), amount: prices.packCredits, purpose: 'pack' as const, now };
       const result = await withReservation(this.deps.credits, request, (reservationId) =>
         this.deps.packs.create({
           claim,
           reservationId,
-          pack: { id: crypto.randomUUID(), accountId: key.accountId, credits: API_CONSTANTS.packCredits, visits: API_CONSTANTS.packVisits, createdAt: now },
+          pack: { id: crypto.randomUUID(), accountId: key.accountId, credits: prices.packCredits, visits: prices.packVisits, createdAt: now },
           render: (pack) => JSON.stringify(render(pack)),
         }),
       );
@@ -68,7 +71,7 @@ export class BillingService {
   async quote(principal: Principal, action: QuoteAction) {
     const key = requireKey(principal, 'links:read');
     const state = await this.spendingState(key);
-    const price = action === 'link.create' ? API_CONSTANTS.extraLinkCredits : API_CONSTANTS.packCredits;
+    const price = action === 'link.create' ? prices.extraLinkCredits : prices.packCredits;
     const credits = action === 'link.create' && state.freeLinks > 0 ? 0 : price;
     const affordable = credits === 0 || (key.scopes.has('credits:spend') && state.purchasedAvailable >= credits && state.budgetRemaining >= credits);
     const permitted = action === 'link.create' ? key.scopes.has('links:write') : key.scopes.has('credits:spend');
@@ -130,3 +133,31 @@ export class BillingService {
   }
 }
 
+
+/** What the packs an account holds need from storage (src/billing/pack-store.ts). */
+export interface PackLedger {
+  list(accountId: string): Promise<PackRecord[]>;
+  byId(id: string): Promise<PackRecord | undefined>;
+  refund(id: string, now: number, accountId?: string): Promise<{ pack: PackRecord; purchasedBalance: number } | undefined>;
+}
+
+/** An account's capacity packs and the refund of an unused one: the one place the CLI and the website use. */
+export class PackService {
+  constructor(private readonly deps: { packs: PackLedger; now: Clock }) {}
+
+  list(accountId: string): Promise<PackRecord[]> {
+    return this.deps.packs.list(accountId);
+  }
+
+  /**
+   * Refunds an active pack with no recorded visits. With an account (the website), another account's
+   * pack is not found; without (the operator), any pack may be refunded.
+   */
+  async refund(id: string, accountId?: string): Promise<{ pack: PackRecord; purchasedBalance: number }> {
+    const refunded = await this.deps.packs.refund(id, this.deps.now(), accountId);
+    if (refunded) return refunded;
+    const reason = `pack ${id} does not exist, is refunded already, or has recorded visits`;
+    const pack = await this.deps.packs.byId(id);
+    throw new RuleError(pack === undefined || (accountId !== undefined && pack.accountId !== accountId) ? 'not_found' : 'request_conflict', reason);
+  }
+}

@@ -4,6 +4,7 @@ import type { Services } from '../platform/http/services.js';
 import { COMMON_ERRORS, IdempotencyHeaders, UuidParams, errorResponses } from '../platform/http/common-schemas.js';
 import { CreateLinkBody, Link, LinkCreated, LinkList, ListQuery, PatchLinkBody } from './link-schemas.js';
 import { access } from '../platform/http/openapi.js';
+import { API_LIMITS } from '../platform/api-limits.js';
 
 const tags = ['links'];
 
@@ -15,7 +16,7 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       schema: {
         tags,
-        summary: 'Create a link (no Authorization header: a seven-day trial link)',
+        summary: `Create a link (no Authorization header: a ${API_LIMITS.trial.lifetimeDays}-day trial link)`,
         ...access('links:write', { anonymous: true }),
         headers: IdempotencyHeaders,
         body: CreateLinkBody,
@@ -30,7 +31,7 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       schema: {
         tags,
-        summary: 'List the account’s links, newest first, 50 a page',
+        summary: `List the account’s links, newest first, ${API_LIMITS.links.pageSize} a page`,
         ...access('links:read'),
         querystring: ListQuery,
         response: { 200: LinkList, ...errorResponses(...COMMON_ERRORS) },

@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ALIAS_PATTERN } from './slugs.js';
-import { MAX_TARGET_LENGTH } from './targets.js';
 import { StringEnum, IntegerConst } from '../platform/http/common-schemas.js';
+import { API_LIMITS } from '../platform/api-limits.js';
+
+const { links: bounds, prices, trial } = API_LIMITS;
 
 export const LinkStatusSchema = StringEnum(['active', 'paused', 'suspended', 'deleted'] as const);
 
@@ -30,21 +32,58 @@ const linkProperties = {
   expiresAt: Type.Optional(Type.Integer({ description: 'Trial expiry, Unix milliseconds; absent for account links' })),
 };
 
-export const Link = Type.Object(linkProperties, { additionalProperties: false, $id: 'Link', title: 'Link' });
-export type LinkResponse = Static<typeof Link>;
+/**
+ * A closed schema cannot be extended (its `additionalProperties` would refuse `trialToken`), so the
+ * fields are one open component that Link and LinkCreated each close with `unevaluatedProperties`.
+ */
+export const LinkFields = Type.Object(linkProperties, {
+  $id: 'LinkFields',
+  title: 'LinkFields',
+  description: 'The fields of a link. Responses use Link or LinkCreated, which allow no other property.',
+});
+export type LinkResponse = Static<typeof LinkFields>;
 
-export const LinkCreated = Type.Object(
-  { ...linkProperties, trialToken: Type.Optional(Type.String({ description: 'Trial creation and its replay only' })) },
-  { additionalProperties: false, title: 'LinkCreated' },
-);
+export const Link = Type.Unsafe<LinkResponse>({
+  $id: 'Link',
+  title: 'Link',
+  description: 'A saved link: its short URL (/s/) and tracked QR URL (/q/) redirect to its target.',
+  allOf: [{ $ref: 'LinkFields' }],
+  unevaluatedProperties: false,
+});
+
+export const LinkCreated = Type.Unsafe<LinkResponse & { trialToken?: string }>({
+  $id: 'LinkCreated',
+  title: 'LinkCreated',
+  description: 'The result of a link creation: a Link, plus `trialToken` for a trial link.',
+  allOf: [
+    { $ref: 'LinkFields' },
+    {
+      type: 'object',
+      properties: {
+        trialToken: {
+          type: 'string',
+          description: 'A trial link’s token, sent as X-Service-Trial-Token to read it; only in the trial creation’s response and its replay, never in reads. Keep it private.',
+        },
+      },
+    },
+  ],
+  unevaluatedProperties: false,
+});
 
 export const CreateLinkBody = Type.Object(
   {
-    target: Type.String({ format: 'uri', maxLength: MAX_TARGET_LENGTH }),
-    alias: Type.Optional(Type.String({ maxLength: 40, pattern: ALIAS_PATTERN })),
-    title: Type.Optional(text(100)),
-    tags: Type.Optional(text(160)),
-    maxCredits: Type.Optional(Type.Unsafe<0 | 10>({ type: 'integer', enum: [0, 10], default: 0, description: 'Most purchased credits this creation may spend' })),
+    target: Type.String({ format: 'uri', maxLength: bounds.targetMaxLength }),
+    alias: Type.Optional(Type.String({ maxLength: bounds.aliasMaxLength, pattern: ALIAS_PATTERN })),
+    title: Type.Optional(text(bounds.titleMaxLength)),
+    tags: Type.Optional(text(bounds.tagsMaxLength)),
+    maxCredits: Type.Optional(
+      Type.Unsafe<0 | typeof prices.extraLinkCredits>({
+        type: 'integer',
+        enum: [0, prices.extraLinkCredits],
+        default: 0,
+        description: 'Most purchased credits this creation may spend',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -53,9 +92,9 @@ export const PatchLinkBody = Type.Object(
   {
     // The column is a 32-bit integer: a larger version cannot exist, and must not reach the database.
     version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
-    target: Type.Optional(Type.String({ format: 'uri', maxLength: MAX_TARGET_LENGTH })),
-    title: Type.Optional(text(100)),
-    tags: Type.Optional(text(160)),
+    target: Type.Optional(Type.String({ format: 'uri', maxLength: bounds.targetMaxLength })),
+    title: Type.Optional(text(bounds.titleMaxLength)),
+    tags: Type.Optional(text(bounds.tagsMaxLength)),
     status: Type.Optional(StringEnum(['active', 'paused'] as const)),
   },
   { additionalProperties: false },
@@ -63,25 +102,25 @@ export const PatchLinkBody = Type.Object(
 
 export const ListQuery = Type.Object(
   {
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, default: 0 })),
-    search: Type.Optional(text(100)),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: bounds.maxOffset, default: 0 })),
+    search: Type.Optional(text(bounds.searchMaxLength)),
   },
   { additionalProperties: false },
 );
 
 export const LinkList = Type.Object(
   { links: Type.Array(Type.Ref('Link')), hasMore: Type.Boolean() },
-  { additionalProperties: false, title: 'LinkList' },
+  { additionalProperties: false, $id: 'LinkList', title: 'LinkList', description: 'A page of links, newest first.' },
 );
 
 export const TrialAllowance = Type.Object(
   {
     trial: Type.Literal(true),
-    remaining: Type.Integer({ minimum: 0, maximum: 3 }),
-    dailyLinks: IntegerConst(3),
-    expiresAfterDays: IntegerConst(7),
+    remaining: Type.Integer({ minimum: 0, maximum: trial.linksPerNetworkPerDay }),
+    dailyLinks: IntegerConst(trial.linksPerNetworkPerDay),
+    expiresAfterDays: IntegerConst(trial.lifetimeDays),
     resetAt: Type.Integer({ description: 'Unix milliseconds (next midnight UTC)' }),
     sharedCapacity: Type.Literal(true),
   },
-  { additionalProperties: false, title: 'TrialAllowance' },
+  { additionalProperties: false, $id: 'TrialAllowance', title: 'TrialAllowance' },
 );

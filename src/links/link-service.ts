@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import { API_CONSTANTS, type Limits } from '../platform/config.js';
+import { API_LIMITS } from '../platform/api-limits.js';
+import type { Limits } from '../platform/config.js';
 import { AppError } from '../platform/errors.js';
 import type { EventBus, LinkEvent } from '../platform/events.js';
 import { networkHash } from '../platform/network.js';
@@ -90,7 +91,7 @@ export class LinkService {
           status: 'active',
           version: 1,
           trial: !key,
-          expiresAt: key ? null : now + days(API_CONSTANTS.trialLifetimeDays),
+          expiresAt: key ? null : now + days(API_LIMITS.trial.lifetimeDays),
           createdAt: now,
           updatedAt: now,
         },
@@ -106,7 +107,7 @@ export class LinkService {
     }, replay);
   }
 
-  /** Free while the month's allowance lasts; past it, 10 purchased credits if the caller allowed them. */
+  /** Free while the month's allowance lasts; past it, the extra-link price if the caller allowed it. */
   /** The target rule (targets.ts), then, for a redirect path on a host name, what DNS says that name is. */
   private async checkTarget(target: string): Promise<void> {
     checkTarget(target, this.hosts);
@@ -122,7 +123,7 @@ export class LinkService {
     try {
       return await this.deps.links.create({ ...command, owner: { kind: 'account', accountId, month, freeLinksPerMonth: this.deps.limits.freeLinksPerMonth } });
     } catch (error) {
-      const price = API_CONSTANTS.extraLinkCredits;
+      const price = API_LIMITS.prices.extraLinkCredits;
       if (!(error instanceof AppError && error.code === 'link_allowance_required') || maxCredits < price) throw error;
       if (!key.scopes.has('credits:spend')) throw new AppError('api_scope_required');
       // The reservation's lifetime starts when it is made, not when the request began.
@@ -135,7 +136,7 @@ export class LinkService {
 
   private async createTrial(command: Command, network: string): Promise<LinkRecord> {
     const now = command.link.createdAt;
-    const owner = { kind: 'trial' as const, network, day: utcDay(now), perNetwork: API_CONSTANTS.trialLinksPerNetwork, perDay: this.deps.limits.trialDailyLimit };
+    const owner = { kind: 'trial' as const, network, day: utcDay(now), perNetwork: API_LIMITS.trial.linksPerNetworkPerDay, perDay: this.deps.limits.trialDailyLimit };
     try {
       return await this.deps.links.create({ ...command, owner });
     } catch (error) {
@@ -161,7 +162,7 @@ export class LinkService {
 
   async list(principal: Principal, offset: number, search: string | undefined) {
     const key = requireKey(principal, 'links:read');
-    const size = API_CONSTANTS.listPageSize;
+    const size = API_LIMITS.links.pageSize;
     const rows = await this.deps.links.list(key.accountId, offset, size + 1, search || undefined);
     return { links: rows.slice(0, size), hasMore: rows.length > size };
   }
@@ -183,6 +184,6 @@ export class LinkService {
   async trialAllowance(network: string) {
     const now = this.deps.now();
     const used = await this.deps.links.trialLinksCreated(networkHash(this.deps.networkSecret, network), utcDay(now));
-    return { remaining: Math.max(0, API_CONSTANTS.trialLinksPerNetwork - used), resetAt: nextUtcMidnight(now) };
+    return { remaining: Math.max(0, API_LIMITS.trial.linksPerNetworkPerDay - used), resetAt: nextUtcMidnight(now) };
   }
 }

@@ -1,11 +1,13 @@
+import { API_LIMITS } from '../platform/api-limits.js';
+
 /**
  * Random slugs: 8 characters of base62 from the CSPRNG (about 47.6 bits), short enough to type from a
  * poster and too many to enumerate. Rejection sampling keeps every character uniform.
  */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const RANDOM_SLUG_LENGTH = 8;
-export const ALIAS_PATTERN = '^[A-Za-z0-9_-]{1,40}$';
-const SLUG_SHAPE = /^[A-Za-z0-9_-]{1,40}$/;
+export const ALIAS_PATTERN = `^[A-Za-z0-9_-]{1,${API_LIMITS.links.aliasMaxLength}}$`;
+const SLUG_SHAPE = new RegExp(ALIAS_PATTERN);
 
 export type RandomBytes = (size: number) => Buffer;
 

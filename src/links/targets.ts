@@ -2,8 +2,7 @@ import { Resolver } from 'node:dns/promises';
 import os from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../platform/errors.js';
-
-export const MAX_TARGET_LENGTH = 2048;
+import { API_LIMITS } from '../platform/api-limits.js';
 
 /**
  * The host names this service answers to, normalised as WHATWG URL normalises a target's host (lower
@@ -53,7 +52,7 @@ export function normaliseHost(name: string): string | undefined {
  * Returns the target as given: we never rewrite what the user asked for.
  */
 export function checkTarget(target: string, hosts: ServiceHosts): string {
-  if (target.length > MAX_TARGET_LENGTH || target !== target.trim()) throw new AppError('invalid_request');
+  if (target.length > API_LIMITS.links.targetMaxLength || target !== target.trim()) throw new AppError('invalid_request');
   let url: URL;
   try {
     url = new URL(target);

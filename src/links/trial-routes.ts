@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { API_CONSTANTS } from '../platform/config.js';
+import { API_LIMITS } from '../platform/api-limits.js';
 import { networkOf } from '../platform/network.js';
 import type { Services } from '../platform/http/services.js';
 import { errorResponses } from '../platform/http/common-schemas.js';
@@ -23,8 +23,8 @@ export const trialRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       return {
         trial: true as const,
         remaining,
-        dailyLinks: API_CONSTANTS.trialLinksPerNetwork as 3,
-        expiresAfterDays: API_CONSTANTS.trialLifetimeDays as 7,
+        dailyLinks: API_LIMITS.trial.linksPerNetworkPerDay,
+        expiresAfterDays: API_LIMITS.trial.lifetimeDays,
         resetAt,
         sharedCapacity: true as const,
       };

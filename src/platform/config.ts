@@ -1,6 +1,8 @@
+import { API_LIMITS } from './api-limits.js';
+
 /**
  * The one place that reads the environment: parsed once at boot, every bad variable named in one error,
- * the result frozen and passed around. Defaults are the values of API.md part 8 and CONTRACT.md.
+ * the result frozen and passed around. Defaults are the values of API.md part 8 (api-limits.ts) and CONTRACT.md.
  */
 export interface Config {
   readonly port: number;
@@ -59,23 +61,14 @@ export interface Limits {
   readonly trialDailyLimit: number;
 }
 
-/** Fixed by API.md itself (schema constants and bounds), so deliberately not configurable. */
-export const API_CONSTANTS = Object.freeze({
-  trialLinksPerNetwork: 3,
-  trialLifetimeDays: 7,
-  extraLinkCredits: 10,
-  packCredits: 50,
-  packVisits: 10_000,
-  listPageSize: 50,
-  maxListOffset: 100_000,
-});
-
 type Env = Record<string, string | undefined>;
 
 /** pino's levels: any other value would make the logger throw at boot, outside this one error. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export class ConfigError extends Error {}
+
+const { defaults } = API_LIMITS;
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -128,12 +121,12 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     metricsToken,
     limits: Object.freeze({
-      rateLimitPerIp: int('RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
-      rateLimitPerAccount: int('RATE_LIMIT_PER_ACCOUNT', 30, 1, 1_000_000),
-      freeLinksPerMonth: int('FREE_LINKS_PER_MONTH', 25, 0, 1_000_000_000),
-      freeVisitsPerMonth: int('FREE_VISITS_PER_MONTH', 5000, 0, 1_000_000_000),
-      trackingDailyLimit: int('TRACKING_DAILY_LIMIT', 5000, 0, 1_000_000_000),
-      trialDailyLimit: int('TRIAL_DAILY_LIMIT', 100, 0, 1_000_000_000),
+      rateLimitPerIp: int('RATE_LIMIT_PER_IP', defaults.rateLimitPerIp, 1, 1_000_000),
+      rateLimitPerAccount: int('RATE_LIMIT_PER_ACCOUNT', defaults.rateLimitPerAccount, 1, 1_000_000),
+      freeLinksPerMonth: int('FREE_LINKS_PER_MONTH', defaults.freeLinksPerMonth, 0, 1_000_000_000),
+      freeVisitsPerMonth: int('FREE_VISITS_PER_MONTH', defaults.freeVisitsPerMonth, 0, 1_000_000_000),
+      trackingDailyLimit: int('TRACKING_DAILY_LIMIT', defaults.trackingDailyLimit, 0, 1_000_000_000),
+      trialDailyLimit: int('TRIAL_DAILY_LIMIT', defaults.trialDailyLimit, 0, 1_000_000_000),
     }),
     redirectCacheTtlMs: int('REDIRECT_CACHE_TTL_MS', 5000, 0, 3_600_000),
     redirectCacheMaxEntries: int('REDIRECT_CACHE_MAX_ENTRIES', 100_000, 1, 100_000_000),

@@ -2,11 +2,12 @@
  * Colour rules of the QR export (API.md: "the background must be light and the contrast at least 4.5"),
  * with WCAG 2.x relative luminance and contrast ratio so that the figures match any contrast checker.
  */
+import { API_LIMITS } from '../platform/api-limits.js';
 
 export const HEX_COLOR_PATTERN = '^#[a-fA-F0-9]{6}$';
 
 /** WCAG 2.x minimum contrast for normal text (AA); scanners need at least as much as eyes do. */
-export const MIN_CONTRAST = 4.5;
+export const MIN_CONTRAST = API_LIMITS.qr.minContrast;
 
 /**
  * "Light" background: relative luminance at least 0.4 (CIE L* ≈ 69, well past mid-grey at L* 50).
@@ -39,7 +40,7 @@ export function colorProblem(foreground: string, background: string): string | u
   // Implied by the two other rules today, but checked on its own: the contrast ratio is symmetric
   // and would otherwise accept an inverted (light-on-dark) code if the background rule changed.
   if (luminance(foreground) >= luminance(background)) return 'foreground is not darker than background';
-  if (contrastRatio(foreground, background) < MIN_CONTRAST) return 'contrast below 4.5';
+  if (contrastRatio(foreground, background) < MIN_CONTRAST) return `contrast below ${MIN_CONTRAST}`;
   return undefined;
 }
 

@@ -1,14 +1,14 @@
 import zlib from 'node:zlib';
+import { API_LIMITS } from '../platform/api-limits.js';
 
 /**
  * Checks a `logoPng` data URL without decoding pixels: the bytes must be a well-formed PNG (signature,
  * IHDR first with legal values, every chunk whole with a correct CRC, at least one IDAT, IEND last)
- * no larger than 512×512. Nothing is fetched and nothing is kept: the URL is embedded as it came.
+ * no larger than the logo bound on either side. Nothing is fetched and nothing is kept: the URL is
+ * embedded as it came.
  */
 
 export const LOGO_PREFIX = 'data:image/png;base64,';
-export const MAX_LOGO_URL_LENGTH = 700_000;
-export const MAX_LOGO_SIDE = 512;
 
 export interface PngLogo {
   dataUrl: string;
@@ -42,14 +42,14 @@ function crc32(bytes: Uint8Array, start: number, end: number): number {
 
 /** The logo, or undefined when the data URL is not an acceptable PNG. */
 export function parsePngLogo(dataUrl: string): PngLogo | undefined {
-  if (dataUrl.length > MAX_LOGO_URL_LENGTH || !dataUrl.startsWith(LOGO_PREFIX)) return undefined;
+  if (dataUrl.length > API_LIMITS.qr.logoMaxLength || !dataUrl.startsWith(LOGO_PREFIX)) return undefined;
   const payload = dataUrl.slice(LOGO_PREFIX.length);
   const bytes = Buffer.from(payload, 'base64');
   // Buffer.from(…, 'base64') skips invalid characters silently: only canonical base64 (the exact
   // re-encoding of its bytes, padding included) is accepted. Faster than a regular expression too.
   if (bytes.toString('base64') !== payload) return undefined;
   const size = pngSize(bytes);
-  if (!size || size.width > MAX_LOGO_SIDE || size.height > MAX_LOGO_SIDE) return undefined;
+  if (!size || size.width > API_LIMITS.qr.logoMaxSide || size.height > API_LIMITS.qr.logoMaxSide) return undefined;
   return { dataUrl, ...size };
 }
 

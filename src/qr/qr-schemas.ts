@@ -1,9 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { HEX_COLOR_PATTERN, PRESET_NAMES } from './colors.js';
-import { MAX_LOGO_URL_LENGTH } from './png-logo.js';
-import { MAX_QR_SIZE, MIN_QR_SIZE, QR_DEFAULTS } from './render-qr.js';
+import { HEX_COLOR_PATTERN, MIN_BACKGROUND_LUMINANCE, PRESET_NAMES } from './colors.js';
+import { QR_DEFAULTS } from './render-qr.js';
 import { CORNER_STYLES, DOT_STYLES } from './shapes.js';
 import { StringEnum } from '../platform/http/common-schemas.js';
+import { API_LIMITS } from '../platform/api-limits.js';
+
+const { qr: bounds } = API_LIMITS;
 
 const color = (which: string) =>
   Type.String({ pattern: HEX_COLOR_PATTERN, description: `#rrggbb; when omitted, the preset's ${which}` });
@@ -12,22 +14,22 @@ const color = (which: string) =>
 export const QrBody = Type.Object(
   {
     preset: Type.Optional(StringEnum(PRESET_NAMES, { default: QR_DEFAULTS.preset })),
-    size: Type.Optional(Type.Integer({ minimum: MIN_QR_SIZE, maximum: MAX_QR_SIZE, default: QR_DEFAULTS.size, description: 'Pixels per side' })),
+    size: Type.Optional(Type.Integer({ minimum: bounds.minSize, maximum: bounds.maxSize, default: QR_DEFAULTS.size, description: 'Pixels per side' })),
     foreground: Type.Optional(color('foreground')),
     background: Type.Optional(color('background')),
     dots: Type.Optional(StringEnum(DOT_STYLES, { default: QR_DEFAULTS.dots })),
     corners: Type.Optional(StringEnum(CORNER_STYLES, { default: QR_DEFAULTS.corners, description: 'Shape of the three finder patterns' })),
     logoPng: Type.Optional(
       Type.String({
-        maxLength: MAX_LOGO_URL_LENGTH,
-        description: 'data:image/png;base64,… of a PNG up to 512×512, embedded centred; never fetched or stored',
+        maxLength: bounds.logoMaxLength,
+        description: `data:image/png;base64,… of a PNG up to ${bounds.logoMaxSide}×${bounds.logoMaxSide}, embedded centred; never fetched or stored`,
       }),
     ),
   },
   {
     additionalProperties: false,
     description:
-      'The background must be light (relative luminance ≥ 0.4), the foreground darker, and their WCAG contrast ratio ≥ 4.5.',
+      `The background must be light (relative luminance ≥ ${MIN_BACKGROUND_LUMINANCE}), the foreground darker, and their WCAG contrast ratio ≥ ${bounds.minContrast}.`,
   },
 );
 export type QrBodyInput = Static<typeof QrBody>;

@@ -1,14 +1,12 @@
 import { AppError } from '../platform/errors.js';
+import { API_LIMITS } from '../platform/api-limits.js';
 import { colorProblem, PRESETS, type PresetName } from './colors.js';
 import { qrMatrix, QUIET_ZONE } from './matrix.js';
 import { parsePngLogo, type PngLogo } from './png-logo.js';
 import { CORNER_STYLES, DOT_STYLES, finder, modules, type CornerStyle, type DotStyle } from './shapes.js';
 
-export const MIN_QR_SIZE = 256;
-export const MAX_QR_SIZE = 2048;
-
 /** API.md part 4 defaults; `square` for dots and corners is ours (the plainest, most readable). */
-export const QR_DEFAULTS = { preset: 'classic', size: 768, dots: 'square', corners: 'square' } as const;
+export const QR_DEFAULTS = { preset: 'classic', size: API_LIMITS.qr.defaultSize, dots: 'square', corners: 'square' } as const;
 
 export interface QrOptions {
   preset?: PresetName;
@@ -41,7 +39,7 @@ export function resolveQrOptions(options: QrOptions): ResolvedOptions {
   const dots = options.dots ?? QR_DEFAULTS.dots;
   const corners = options.corners ?? QR_DEFAULTS.corners;
   // The schema already guards HTTP callers; these keep in-process callers (bench, CLI) to the same rules.
-  if (!preset || !Number.isInteger(size) || size < MIN_QR_SIZE || size > MAX_QR_SIZE) throw new AppError('invalid_request');
+  if (!preset || !Number.isInteger(size) || size < API_LIMITS.qr.minSize || size > API_LIMITS.qr.maxSize) throw new AppError('invalid_request');
   if (!DOT_STYLES.includes(dots) || !CORNER_STYLES.includes(corners)) throw new AppError('invalid_request');
   const foreground = (options.foreground ?? preset.foreground).toLowerCase();
   const background = (options.background ?? preset.background).toLowerCase();
