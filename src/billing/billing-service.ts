@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { API_LIMITS } from '../platform/api-limits.js';
 import type { Limits } from '../platform/config.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, RuleError } from '../platform/errors.js';
 import type { IdempotencyGuard } from '../platform/idempotency/idempotency-guard.js';
 import { networkHash } from '../platform/network.js';
 import type { CreditStore, PackRecord, PackStore, RecordingUsage, UsageStore } from '../links/ports.js';
@@ -133,3 +133,30 @@ export class BillingService {
   }
 }
 
+/** What the packs an account holds need from storage (src/billing/pack-store.ts). */
+export interface PackLedger {
+  list(accountId: string): Promise<PackRecord[]>;
+  byId(id: string): Promise<PackRecord | undefined>;
+  refund(id: string, now: number, accountId?: string): Promise<{ pack: PackRecord; purchasedBalance: number } | undefined>;
+}
+
+/** An account's capacity packs and the refund of an unused one: the one place the CLI and the website use. */
+export class PackService {
+  constructor(private readonly deps: { packs: PackLedger; now: Clock }) {}
+
+  list(accountId: string): Promise<PackRecord[]> {
+    return this.deps.packs.list(accountId);
+  }
+
+  /**
+   * Refunds an active pack with no recorded visits. With an account (the website), another account's
+   * pack is not found; without (the operator), any pack may be refunded.
+   */
+  async refund(id: string, accountId?: string): Promise<{ pack: PackRecord; purchasedBalance: number }> {
+    const refunded = await this.deps.packs.refund(id, this.deps.now(), accountId);
+    if (refunded) return refunded;
+    const reason = `pack ${id} does not exist, is refunded already, or has recorded visits`;
+    const pack = await this.deps.packs.byId(id);
+    throw new RuleError(pack === undefined || (accountId !== undefined && pack.accountId !== accountId) ? 'not_found' : 'request_conflict', reason);
+  }
+}

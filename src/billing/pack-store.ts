@@ -16,8 +16,6 @@ const toPackRecord = (row: PackRow): PackRecord => ({
   createdAt: row.created_at,
 });
 
-export class UnrefundablePackError extends Error {}
-
 /** Recording-capacity packs: bought with a committed reservation, refunded by the operator when unused. */
 export class KyselyPackStore implements PackStore {
   constructor(private readonly db: Kysely<DB>) {}
@@ -55,20 +53,26 @@ export class KyselyPackStore implements PackStore {
    * An unused, active pack goes back: status refunded and its credits returned to the balance, with a
    * ledger row, in one transaction. The guard (active, nothing recorded) is part of the update itself,
    * so a pack that recording starts to use at the same moment is either refunded or used, never both.
+   * With an account, only that account's pack. Undefined when nothing was refunded.
    */
-  async refund(id: string, now: number): Promise<{ pack: PackRecord; purchasedBalance: number }> {
+  async refund(id: string, now: number, accountId?: string): Promise<{ pack: PackRecord; purchasedBalance: number } | undefined> {
     return this.db.transaction().execute(async (tx) => {
-      const row = await tx
+      let update = tx
         .updateTable('capacity_packs')
         .set({ status: 'refunded', refunded_at: now })
         .where('id', '=', id)
         .where('status', '=', 'active')
-        .where('visits_used', '=', 0)
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) throw new UnrefundablePackError(`pack ${id} does not exist, is refunded already, or has recorded visits`);
+        .where('visits_used', '=', 0);
+      if (accountId !== undefined) update = update.where('account_id', '=', accountId);
+      const row = await update.returningAll().executeTakeFirst();
+      if (!row) return undefined;
       const purchasedBalance = await changeBalance(tx, { accountId: row.account_id, amount: row.credits, kind: 'refund', reference: id, now });
       return { pack: toPackRecord(row), purchasedBalance };
     });
+  }
+
+  async byId(id: string): Promise<PackRecord | undefined> {
+    const row = await this.db.selectFrom('capacity_packs').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toPackRecord(row);
   }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../platform/config.js';
+import { RuleError } from '../platform/errors.js';
 import { openDatabase, type Database } from '../platform/database/database.js';
 import { CliError } from './command.js';
 import { commands } from './commands.js';
@@ -35,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const known = error instanceof CliError || error instanceof ConfigError;
+    const known = error instanceof CliError || error instanceof ConfigError || error instanceof RuleError;
     const message = known ? (error as Error).message : `failed: ${(error as Error)?.message ?? String(error)}`;
     process.stderr.write(`${message.replace(/\s*\n\s*/g, '; ')}\n`);
     process.exit(1);

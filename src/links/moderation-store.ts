@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { recordLinkChange } from './link-changes.js';
 import type { LinkStatus } from './ports.js';
 import type { DB } from '../platform/database/schema.js';
+import type { ModerationStore } from './moderation-service.js';
 
 /** The outcome of an operator's action on one link. */
 export type ModerationOutcome =
@@ -17,7 +18,7 @@ type StatusChange = { status: RawBuilder<string> | LinkStatus; status_before_sus
  * suspended link and is refused) or after it; never half of each. Version and updated_at rise like
  * any other change, so an owner holding the old version must re-read before editing again.
  */
-export class KyselyModerationStore {
+export class KyselyModerationStore implements ModerationStore {
   constructor(private readonly db: Kysely<DB>) {}
 
   /**

@@ -41,3 +41,14 @@ export class AppError extends Error {
     this.status = ERROR_STATUS[code];
   }
 }
+
+/**
+ * A broken rule with a sentence for people: the admin CLI prints `message`, while the API still
+ * answers with `{"error": code}` alone.
+ */
+export class RuleError extends AppError {
+  constructor(code: ErrorCode, message: string) {
+    super(code);
+    this.message = message;
+  }
+}

@@ -10,6 +10,7 @@ import * as rollupRows from './migrations/0008-rollup-rows.js';
 import * as linkVisitDeltas from './migrations/0009-link-visit-deltas.js';
 import * as linkNumbers from './migrations/0010-link-numbers.js';
 import * as statusBeforeSuspension from './migrations/0011-status-before-suspension.js';
+import * as accountSignIn from './migrations/0012-account-sign-in.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0009_link_visit_deltas': linkVisitDeltas,
   '0010_link_numbers': linkNumbers,
   '0011_status_before_suspension': statusBeforeSuspension,
+  '0012_account_sign_in': accountSignIn,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

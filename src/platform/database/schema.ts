@@ -11,6 +11,10 @@ export interface AccountTable {
   /** Sum of active reservations; available = purchased_balance - reserved_credits. */
   reserved_credits: number;
   created_at: number;
+  /** scrypt hash (src/accounts/passwords.ts); null for an account nobody can sign in to. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the email was verified; null until then. */
+  verified_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ApiKeyTable {
@@ -22,6 +26,10 @@ export interface ApiKeyTable {
   budget: number | null;
   created_at: number;
   revoked_at: number | null;
+  /** The first characters of the key and its last four, for people to recognise it; null on older keys. */
+  prefix: ColumnType<string | null, string | null | undefined, string | null>;
+  last4: ColumnType<string | null, string | null | undefined, string | null>;
+  last_used_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface LinkTable {

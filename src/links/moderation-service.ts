@@ -1,0 +1,38 @@
+import { RuleError } from '../platform/errors.js';
+import type { Clock } from '../platform/time.js';
+import type { LinkStatus } from './ports.js';
+import type { ModerationOutcome } from './moderation-store.js';
+
+export interface ModerationStore {
+  suspend(id: string, now: number): Promise<ModerationOutcome>;
+  restore(id: string, now: number): Promise<ModerationOutcome>;
+}
+
+/**
+ * Operator abuse controls: suspend a link, restore it. Running servers notice within
+ * REDIRECT_CACHE_TTL_MS, through the change feed the store writes with each change.
+ */
+export class ModerationService {
+  constructor(private readonly deps: { store: ModerationStore; now: Clock }) {}
+
+  async suspend(id: string): Promise<{ id: string; status: LinkStatus }> {
+    return report(id, await this.deps.store.suspend(id, this.deps.now()), 'suspend', ['suspended']);
+  }
+
+  /**
+   * A link that is not suspended may already have been restored (to active or to paused), so either
+   * status is reported as a no-op success.
+   */
+  async restore(id: string): Promise<{ id: string; status: LinkStatus }> {
+    return report(id, await this.deps.store.restore(id, this.deps.now()), 'restore', ['active', 'paused']);
+  }
+}
+
+/** The status the link is in now; an action that changed nothing succeeds only from `settled`. */
+function report(id: string, outcome: ModerationOutcome, action: string, settled: LinkStatus[]) {
+  if (outcome.kind === 'missing') throw new RuleError('not_found', `no link with id ${id}`);
+  if (outcome.kind === 'unchanged' && !settled.includes(outcome.status)) {
+    throw new RuleError('request_conflict', `cannot ${action} link ${id}: it is ${outcome.status}${action === 'restore' ? ', not suspended' : ''}`);
+  }
+  return { id, status: outcome.status };
+}

@@ -1,0 +1,37 @@
+import type { FastifyRequest } from 'fastify';
+import type { Principal, PrincipalKind, Scope } from './principal.js';
+
+/**
+ * Who may call a route, declared once in its `config.auth`; the check (auth-plugin.ts) and the
+ * OpenAPI `security` of the operation are both made from it. `public`: no credentials are needed and
+ * any sent are ignored. Otherwise an account's key with `scope` or its signed-in owner may call;
+ * `trialToken` admits the trial token of the link named in the path (the rules check which link),
+ * `anonymous` admits a caller without credentials (POST /links makes a trial link).
+ */
+export type RouteAccess = 'public' | RouteRule;
+
+export interface RouteRule {
+  scope: Scope;
+  trialToken?: boolean;
+  anonymous?: boolean;
+}
+
+/**
+ * One kind of credential. `resolve` reads the request and answers with the principal its credential
+ * names, undefined when the request carries none of it (or the route ignores it), or throws an
+ * AppError when it carries one that is no good (401 api_key_invalid). `security` is the OpenAPI
+ * requirement the credential satisfies on a route, or undefined where the route does not take it.
+ */
+export interface PrincipalResolver {
+  readonly kind: Exclude<PrincipalKind, 'anonymous'>;
+  resolve(request: FastifyRequest, rule: RouteRule): Promise<Principal | undefined>;
+  security(rule: RouteRule): Record<string, string[]> | undefined;
+}
+
+/** The operation's OpenAPI `security` and `x-scopes`; an empty requirement means "no credentials". */
+export function documentedAccess(access: RouteAccess, resolvers: readonly PrincipalResolver[]) {
+  if (access === 'public') return { security: [] as Record<string, string[]>[], 'x-scopes': [] as string[] };
+  const security = resolvers.map((resolver) => resolver.security(access)).filter((requirement) => requirement !== undefined);
+  if (access.anonymous) security.push({});
+  return { security, 'x-scopes': [access.scope] };
+}
