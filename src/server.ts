@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './platform/config.js';
 import { openDatabase } from './platform/database/database.js';
+import { TRIAL_TOKEN_HEADER } from './platform/http/headers.js';
 
 /**
  * Starts the service: configuration, database (migrated), HTTP. On SIGTERM/SIGINT it stops accepting
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
     logger: {
       level: config.logLevel,
       // Never log credentials, even if a future log line includes headers.
-      redact: ['req.headers.authorization', 'req.headers["x-service-trial-token"]'],
+      redact: ['req.headers.authorization', `req.headers["${TRIAL_TOKEN_HEADER.toLowerCase()}"]`],
     },
   });
   let closing = false;

@@ -7,6 +7,7 @@ import type { Clock } from '../platform/time.js';
 import { clientAddress } from '../platform/http/client-address.js';
 import { RedirectCounts, type RedirectOutcomes } from '../platform/operations/counts.js';
 import { EXPIRED_PAGE, NOT_FOUND_PAGE } from '../platform/http/pages.js';
+import { REDIRECT_CACHE_CONTROL as CACHE_CONTROL } from '../platform/http/headers.js';
 import { logFailure, UNAVAILABLE_RETRY_SECONDS, writeError } from '../platform/http/error-handling.js';
 import type { RedirectGuard } from '../limits/redirect-guard.js';
 import { forwardedTwice, refuseUnreadable } from '../platform/http/unreadable-request.js';
@@ -27,9 +28,6 @@ const QUESTION = 63;
 const HASH = 35;
 const LETTER_S = 115;
 const LETTER_Q = 113;
-
-/** Every redirect answer is private, no-store: no cache in between, so each visit reaches us. */
-const CACHE_CONTROL = 'private, no-store';
 
 // The pages are encoded once, not on every answer.
 const NOT_FOUND_BODY = Buffer.from(NOT_FOUND_PAGE);

@@ -1,8 +1,9 @@
 import { AppError } from '../errors.js';
 import type { PrincipalResolver } from './route-access.js';
 import { hashSecret, isTrialTokenShaped } from './secrets.js';
+import { TRIAL_TOKEN_HEADER } from '../http/headers.js';
 
-const TRIAL_HEADER = 'x-service-trial-token';
+const TRIAL_HEADER = TRIAL_TOKEN_HEADER.toLowerCase();
 
 export interface TrialLinkLookup {
   byTrialTokenHash(hash: string): Promise<{ id: string } | undefined>;

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { isUnavailable } from '../database/sql-errors.js';
 import { NOT_FOUND_PAGE, isRedirectPath } from './pages.js';
+import { REDIRECT_CACHE_CONTROL } from './headers.js';
 
 /** Seconds a client should wait after a 503 caused by storage trouble. */
 export const UNAVAILABLE_RETRY_SECONDS = 5;
@@ -55,7 +56,7 @@ export function installErrorHandling(app: FastifyInstance): void {
 }
 
 const sendNotFoundPage = (reply: FastifyReply): FastifyReply =>
-  reply.code(404).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
+  reply.code(404).header('cache-control', REDIRECT_CACHE_CONTROL).type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
 
 /**
  * Malformed URLs (a bad percent-encoding, a segment over the router's length limit) are rejected by
