@@ -46,6 +46,7 @@ import { KyselyUsageStore } from './billing/usage-store.js';
 import { deploymentSecret } from './platform/database/settings-store.js';
 import { purgeLinkChangesBefore } from './links/link-changes.js';
 import { purgeIdempotencyBefore } from './platform/idempotency/purge.js';
+import { webPlugin } from './web/web-plugin.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -239,6 +240,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: '/api/v1' },
   );
+  // The website and the API reference, outside /api/v1 (src/web/web-plugin.ts).
+  await app.register(webPlugin);
 
   // Idempotency records are only replayable on their UTC day: keep two days, then let them go.
   // Reservations a crashed request left behind are released once they expire (also at start).

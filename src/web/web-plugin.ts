@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/** Both src/web/ (tsx) and dist/web/ (built) sit two levels below the package root. */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const WEBSITE_DIR = path.join(ROOT, 'dist/website');
+
+/** No inline script or style, nothing from another origin, never framed (docs/adr: the website). */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+export interface WebOptions {
+  /** The built website (`npm run build:web`); tests may point elsewhere. */
+  dir?: string;
+}
+
+/**
+ * The website, served by the API's own process: the single-page app's HTML shell at `/` and under
+ * `/app/`, its hashed assets under `/assets/`, and the API reference (Swagger UI from its package) at
+ * `/api/reference`. Registered outside `/api/v1`: none of the API's hooks (rate limits, load shedding,
+ * authentication) run here, and the redirect fast path answers `/s/` and `/q/` before Fastify.
+ */
+export async function webPlugin(app: FastifyInstance, options: WebOptions): Promise<void> {
+  const dir = options.dir ?? WEBSITE_DIR;
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+  });
+  const shell = readShell(dir, app);
+  const sendShell = (_request: unknown, reply: FastifyReply) =>
+    reply
+      .code(shell.status)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('x-frame-options', 'DENY')
+      .send(shell.html);
+  for (const url of ['/', '/app', '/app/*']) app.get(url, { schema: { hide: true } }, sendShell);
+  if (fs.existsSync(path.join(dir, 'assets'))) {
+    await app.register(fastifyStatic, {
+      root: path.join(dir, 'assets'),
+      prefix: '/assets/',
+      decorateReply: false,
+      index: false,
+      // Every file name carries a hash of its content: a changed file is a new URL.
+      cacheControl: true,
+      maxAge: '365d',
+      immutable: true,
+      schemaHide: true,
+    });
+  }
+  await app.register(swaggerUi, {
+    routePrefix: '/api/reference',
+    uiConfig: { validatorUrl: null, deepLinking: true, defaultModelsExpandDepth: 0 },
+    theme: { title: 'API reference · Short links' },
+    ...logo(dir),
+    // Swagger UI's own page: its scripts and styles are files of the package; React sets styles through
+    // the DOM, which a style-src without 'unsafe-inline' allows.
+    staticCSP: CONTENT_SECURITY_POLICY,
+    transformSpecificationClone: true,
+  });
+}
+
+/** The website's own mark in Swagger UI's top bar, from the build (Swagger UI's is used without one). */
+function logo(dir: string): { logo?: { type: string; content: Buffer; href: string } } {
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, '.vite/manifest.json'), 'utf8')) as Record<string, { file: string }>;
+    const file = manifest['favicon.svg']?.file;
+    return file ? { logo: { type: 'image/svg+xml', content: fs.readFileSync(path.join(dir, file)), href: '/' } } : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The shell is read once: it is small, and it changes only with a new build (and a restart). */
+function readShell(dir: string, app: FastifyInstance): { status: number; html: string } {
+  try {
+    return { status: 200, html: fs.readFileSync(path.join(dir, 'index.html'), 'utf8') };
+  } catch {
+    app.log.warn({ dir }, 'the website is not built (npm run build:web): its pages answer 503');
+    return { status: 503, html: NOT_BUILT };
+  }
+}
+
+const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Website not built</title></head>
+<body><main><h1>The website is not built</h1><p>Run <code>npm run build</code>, then start the server again. The API at /api/v1 works meanwhile.</p></main></body></html>`;

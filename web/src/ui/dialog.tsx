@@ -1,0 +1,61 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useRef } from 'preact/hooks';
+import { Busy, ErrorMessage } from './form.js';
+import type { MessageOverrides } from '../api/messages.js';
+
+interface ConfirmProps {
+  open: boolean;
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  busy?: boolean;
+  error?: unknown;
+  errorOverrides?: MessageOverrides;
+  danger?: boolean;
+}
+
+/**
+ * A modal confirmation on the native <dialog>: the rest of the page is inert while it is open,
+ * Escape cancels, and focus returns to the control that opened it. Cancel takes focus first, so
+ * Enter never confirms by accident.
+ */
+export function ConfirmDialog(props: ConfirmProps) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (props.open && !element.open) {
+      element.showModal();
+      cancel.current?.focus();
+    }
+    if (!props.open && element.open) element.close();
+  }, [props.open]);
+  return (
+    <dialog
+      ref={dialog}
+      aria-labelledby={`${id}-title`}
+      aria-describedby={`${id}-body`}
+      onCancel={(event) => {
+        event.preventDefault();
+        if (!props.busy) props.onCancel();
+      }}
+    >
+      <h2 id={`${id}-title`}>{props.title}</h2>
+      <div id={`${id}-body`}>{props.children}</div>
+      <ErrorMessage error={props.error} overrides={props.errorOverrides} />
+      <div class="actions">
+        <button type="button" ref={cancel} class="secondary" onClick={props.onCancel} disabled={props.busy}>
+          Cancel
+        </button>
+        <button type="button" class={props.danger ? 'danger' : 'primary'} onClick={props.onConfirm} disabled={props.busy}>
+          {props.confirmLabel}
+        </button>
+        <Busy busy={props.busy ?? false} />
+      </div>
+    </dialog>
+  );
+}

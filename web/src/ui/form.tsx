@@ -1,0 +1,91 @@
+import type { ComponentChildren } from 'preact';
+import { useId } from 'preact/hooks';
+import { describeError, type MessageOverrides } from '../api/messages.js';
+
+/** The input attributes the forms use. */
+interface InputProps {
+  type?: 'text' | 'email' | 'password' | 'url' | 'search';
+  name?: string;
+  autoComplete?: string;
+  required?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  placeholder?: string;
+  inputMode?: 'numeric' | 'text' | 'email' | 'url';
+  pattern?: string;
+}
+
+interface FieldProps extends InputProps {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  hint?: ComponentChildren;
+}
+
+/** A text input with its visible label and, when given, a hint the input is described by. */
+export function Field({ label, value, onValue, hint, type = 'text', ...input }: FieldProps) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input id={id} type={type as 'text'} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+interface SubmitProps {
+  label: string;
+  busy: boolean;
+  busyText?: string;
+  disabled?: boolean;
+  kind?: 'primary' | 'secondary' | 'danger';
+}
+
+/** The form's button, disabled while its request is in flight, with progress shown beside it. */
+export function Submit({ label, busy, busyText = 'Working…', disabled, kind = 'primary' }: SubmitProps) {
+  return (
+    <div class="actions">
+      <button type="submit" class={kind} disabled={busy || disabled} aria-disabled={busy || disabled}>
+        {label}
+      </button>
+      <Busy busy={busy} text={busyText} />
+    </div>
+  );
+}
+
+/** Progress for anything slower than a moment: it fades in after a short delay (CSS), so quick answers never flash. */
+export function Busy({ busy, text = 'Working…' }: { busy: boolean; text?: string }) {
+  return (
+    <span class="busy-region" role="status">
+      {busy && (
+        <span class="busy">
+          <span class="spinner" aria-hidden="true" />
+          {text}
+        </span>
+      )}
+    </span>
+  );
+}
+
+/** A failed request in plain words, announced when it appears. */
+export function ErrorMessage({ error, overrides }: { error: unknown; overrides?: MessageOverrides }) {
+  return (
+    <div role="alert" class="alert-region">
+      {error ? <p class="notice error">{describeError(error, overrides)}</p> : null}
+    </div>
+  );
+}
+
+export function Notice({ children, kind = 'info' }: { children: ComponentChildren; kind?: 'info' | 'success' | 'warning' }) {
+  return <div class={`notice ${kind}`}>{children}</div>;
+}
+
+export const submitted = (handler: () => void) => (event: Event) => {
+  event.preventDefault();
+  handler();
+};
