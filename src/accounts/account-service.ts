@@ -33,6 +33,9 @@ export interface CreatedKey {
   scopes: Scope[];
   budget: number | null;
   name: string | null;
+  prefix: string;
+  last4: string;
+  createdAt: number;
 }
 
 /** How much of a key people see to recognise it: `shl_live_` and three characters of the secret. */
@@ -78,17 +81,9 @@ export class AccountService {
     if (budget !== null && (!Number.isSafeInteger(budget) || budget < 0)) throw new RuleError('invalid_request', 'a budget is an integer ≥ 0');
     const name = options.name ?? null;
     const key = newApiKey();
-    const id = await this.deps.accounts.createKey({
-      accountId,
-      keyHash: hashSecret(key),
-      prefix: key.slice(0, KEY_PREFIX_LENGTH),
-      last4: key.slice(-4),
-      scopes,
-      budget,
-      name,
-      now: this.deps.now(),
-    });
-    return { id, key, scopes, budget, name };
+    const [prefix, last4, createdAt] = [key.slice(0, KEY_PREFIX_LENGTH), key.slice(-4), this.deps.now()];
+    const id = await this.deps.accounts.createKey({ accountId, keyHash: hashSecret(key), prefix, last4, scopes, budget, name, now: createdAt });
+    return { id, key, scopes, budget, name, prefix, last4, createdAt };
   }
 
   /** With an account, only that account's key may be revoked (the website); without, any (the operator). */

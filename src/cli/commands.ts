@@ -4,6 +4,7 @@ import { PackService } from '../billing/billing-service.js';
 import { KyselyPackStore } from '../billing/pack-store.js';
 import { CliError, required, requiredId, type Command, type Context } from './command.js';
 import { linkCommands } from './link-commands.js';
+import { accountLinkCommands } from '../accounts/account-commands.js';
 
 const nonNegativeInteger = (raw: string, name: string, min = 0): number => {
   const value = Number(raw);
@@ -27,7 +28,8 @@ export const commands: Record<string, Command> = {
       // The same order of checks as ever: account, scopes, then budget.
       const scopes = keyScopes(required(values, 'scopes').split(','));
       const budget = values.budget === undefined ? null : nonNegativeInteger(values.budget, 'budget');
-      return service.createKey(accountId, { scopes, budget, name: values.name ?? null });
+      const { id, key, name } = await service.createKey(accountId, { scopes, budget, name: values.name ?? null });
+      return { id, key, scopes, budget, name };
     },
   },
   'keys revoke': {
@@ -56,6 +58,7 @@ export const commands: Record<string, Command> = {
       return { id: pack.id, status: pack.status, credits: pack.credits, account: pack.accountId, purchasedBalance };
     },
   },
+  ...accountLinkCommands,
   ...linkCommands,
 };
 

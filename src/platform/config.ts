@@ -25,6 +25,20 @@ export interface Config {
   readonly protection: Protection;
   /** Visit recording (docs/decisions.md, "Analytics"). */
   readonly analytics: AnalyticsConfig;
+  /** People's accounts on the website (docs/adr/0064-website-sessions.md). */
+  readonly accounts: AccountsConfig;
+}
+
+export interface AccountsConfig {
+  /** open: anyone may sign up (with a verified address); closed: accounts come from the CLI only. */
+  readonly signup: 'open' | 'closed';
+  /** Mail goes through this SMTP server; else to .eml files in mailDir; else to the log. */
+  readonly smtpUrl: string | undefined;
+  readonly mailDir: string | undefined;
+  /** What the website says about getting purchased credits (checkout is the operator's). */
+  readonly creditsHelp: string;
+  /** Sign-in, sign-up and reset attempts per minute, per client network and per email address. */
+  readonly authLimits: { readonly perNetwork: number; readonly perEmail: number };
 }
 
 export interface AnalyticsConfig {
@@ -151,9 +165,30 @@ export function loadConfig(env: Env = process.env): Config {
       idleSocketTimeoutMs: int('IDLE_SOCKET_TIMEOUT_MS', 60_000, 100, 3_600_000),
       maxHeaderBytes: int('MAX_HEADER_BYTES', 16_384, 1024, 1_048_576),
     }),
+    accounts: accountsConfig(env, int, problems),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze(config);
+}
+
+const DEFAULT_CREDITS_HELP = 'Purchased credits are granted by the operator of this service: contact them to buy some.';
+
+function accountsConfig(env: Env, int: (name: string, fallback: number, min: number, max: number) => number, problems: string[]): AccountsConfig {
+  const signup = env.SIGNUP || 'open';
+  if (signup !== 'open' && signup !== 'closed') problems.push(`SIGNUP must be open or closed (got "${signup}")`);
+  const smtpUrl = env.SMTP_URL || undefined;
+  // Not echoed: it usually carries the mail account's password.
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]/.test(smtpUrl)) problems.push('SMTP_URL must be smtp://… or smtps://…');
+  return Object.freeze({
+    signup: signup === 'closed' ? 'closed' : 'open',
+    smtpUrl,
+    mailDir: env.MAIL_DIR || undefined,
+    creditsHelp: env.CREDITS_HELP?.trim() || DEFAULT_CREDITS_HELP,
+    authLimits: Object.freeze({
+      perNetwork: int('AUTH_RATE_LIMIT_PER_IP', 10, 1, 1_000_000),
+      perEmail: int('AUTH_RATE_LIMIT_PER_EMAIL', 5, 1, 1_000_000),
+    }),
+  });
 }
 
 /** A host name or address, optionally `*.` for its subdomains; no scheme, port or path. */

@@ -11,6 +11,7 @@ import * as linkVisitDeltas from './migrations/0009-link-visit-deltas.js';
 import * as linkNumbers from './migrations/0010-link-numbers.js';
 import * as statusBeforeSuspension from './migrations/0011-status-before-suspension.js';
 import * as accountSignIn from './migrations/0012-account-sign-in.js';
+import * as sessions from './migrations/0013-sessions.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0010_link_numbers': linkNumbers,
   '0011_status_before_suspension': statusBeforeSuspension,
   '0012_account_sign_in': accountSignIn,
+  '0013_sessions': sessions,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -123,6 +123,29 @@ export interface LinkChangeTable {
   changed_at: number;
 }
 
+/** Website sessions: only the SHA-256 of the cookie token is kept (src/accounts/sessions.ts). */
+export interface SessionTable {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  created_at: number;
+  last_seen_at: number;
+  /** The absolute expiry; the idle one is last_seen_at plus the idle time. */
+  expires_at: number;
+}
+
+/** One-time verification and reset tokens, by their SHA-256 (src/accounts/credential-store.ts). */
+export interface AccountTokenTable {
+  token_hash: string;
+  account_id: string;
+  purpose: string;
+  /** The password chosen with a sign-up, which verifying the address makes the account's. */
+  password_hash: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface SettingTable {
   name: string;
   value: string;
@@ -141,6 +164,8 @@ export interface DB {
   capacity_packs: CapacityPackTable;
   settings: SettingTable;
   link_changes: LinkChangeTable;
+  sessions: SessionTable;
+  account_tokens: AccountTokenTable;
 }
 
 export type Account = Selectable<AccountTable>;

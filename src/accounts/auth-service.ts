@@ -1,0 +1,152 @@
+import { AppError } from '../platform/errors.js';
+import type { AccountService, AccountStore } from './account-service.js';
+import { normalEmail } from './account-service.js';
+import { existingAccountMail, isLinkToken, resetMail, verificationMail, type AccountLinks } from './account-links.js';
+import { evenly, type AuthLimits } from './auth-limits.js';
+import type { AccountIdentity, CredentialStore } from './credential-store.js';
+import type { Mail, Mailer } from './mailer.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { weakPassword } from './password-strength.js';
+import { hashSecret } from '../platform/auth/secrets.js';
+import type { Sessions } from './sessions.js';
+import type { Clock } from '../platform/time.js';
+
+/**
+ * The parts of sign-up and reset that differ between an address with an account and one without
+ * (a row or two written) finish within this, so the answer takes the same time either way.
+ */
+const EVEN_MS = 150;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface AuthServiceDeps {
+  accounts: AccountService;
+  accountStore: Pick<AccountStore, 'credentialsByEmail'>;
+  credentials: CredentialStore;
+  sessions: Sessions;
+  links: AccountLinks;
+  limits: AuthLimits;
+  mailer: Mailer;
+  signup: 'open' | 'closed';
+  now: Clock;
+  /** Mail is sent after the answer; a failure is only logged (the person can ask again). */
+  onMailError: (error: unknown) => void;
+}
+
+/** The session making a request. */
+export interface SessionRef {
+  accountId: string;
+  sessionId: string;
+}
+
+/** A new session: the account, and the token that goes in the cookie only. */
+export interface Started {
+  account: AccountIdentity;
+  token: string;
+  expiresAt: number;
+}
+
+/**
+ * Accounts for people (docs/adr/0064-website-sessions.md): sign-up verified by mail, sign-in, password
+ * change and reset. Answers never tell whether an address has an account, and take the same time.
+ */
+export class AuthService {
+  constructor(private readonly deps: AuthServiceDeps) {}
+
+  async signUp(input: { email: string; password: string }, network: string): Promise<void> {
+    if (this.deps.signup === 'closed') throw new AppError('not_found');
+    const email = validEmail(input.email);
+    if (weakPassword(input.password, email) !== undefined) throw new AppError('invalid_request');
+    await this.deps.limits.check('signup', network, email);
+    // One scrypt either way: for a new account inside createAccount, else here for the link's password.
+    await evenly(EVEN_MS, async () => {
+      const existing = await this.deps.accountStore.credentialsByEmail(email);
+      if (existing?.verifiedAt != null) {
+        await hashPassword(input.password);
+        return this.mail(existingAccountMail(email, this.deps.links.page('/app/signin'), this.deps.links.page('/app/reset')));
+      }
+      if (existing !== undefined) {
+        const link = await this.deps.links.verification(existing.id, await hashPassword(input.password));
+        return this.mail(verificationMail(email, link));
+      }
+      const created = await this.deps.accounts.createAccount({ email, password: input.password, verified: false }).catch(raceLost);
+      // A sign-up for the same address that won a race has sent its own mail.
+      if (created !== undefined) this.mail(verificationMail(email, await this.deps.links.verification(created.id)));
+    });
+  }
+
+  async verify(token: string): Promise<Started> {
+    const account = isLinkToken(token) ? await this.deps.credentials.verifyEmail(hashSecret(token), this.deps.now()) : undefined;
+    if (!account) throw new AppError('invalid_request');
+    return this.start(account);
+  }
+
+  /** Unknown address, wrong password and unverified account get one answer, after one scrypt each. */
+  async signIn(input: { email: string; password: string }, network: string): Promise<Started> {
+    const email = normalEmail(input.email);
+    await this.deps.limits.check('signin', network, email);
+    const account = await this.deps.accountStore.credentialsByEmail(email);
+    const matches = await verifyPassword(input.password, account?.passwordHash);
+    if (!account || !matches || account.verifiedAt === null) throw new AppError('api_key_invalid');
+    return this.start({ id: account.id, email: account.email });
+  }
+
+  /** Needs the current password; every other session of the account ends. */
+  async changePassword(session: SessionRef, input: { currentPassword: string; newPassword: string }): Promise<void> {
+    const account = await this.deps.credentials.account(session.accountId);
+    if (!(await verifyPassword(input.currentPassword, account?.passwordHash)) || !account) throw new AppError('api_key_invalid');
+    if (weakPassword(input.newPassword, account.email) !== undefined) throw new AppError('invalid_request');
+    await this.deps.credentials.setPassword(session.accountId, await hashPassword(input.newPassword));
+    await this.deps.sessions.revokeAll(session.accountId, session.sessionId);
+  }
+
+  async requestReset(input: { email: string }, network: string): Promise<void> {
+    const email = normalEmail(input.email);
+    await this.deps.limits.check('reset', network, email);
+    await evenly(EVEN_MS, async () => {
+      const account = EMAIL.test(email) ? await this.deps.accountStore.credentialsByEmail(email) : undefined;
+      if (account !== undefined) this.mail(resetMail(email, await this.deps.links.reset(account.id)));
+    });
+  }
+
+  /** A good token and a strong password: the password changes and every session of the account ends. */
+  async confirmReset(input: { token: string; password: string }): Promise<void> {
+    const { credentials, sessions } = this.deps;
+    const tokenHash = isLinkToken(input.token) ? hashSecret(input.token) : undefined;
+    const account = tokenHash && (await credentials.peekToken(tokenHash, 'reset', this.deps.now()));
+    if (!tokenHash || !account || weakPassword(input.password, account.email) !== undefined) throw new AppError('invalid_request');
+    const reset = await credentials.resetPassword(tokenHash, await hashPassword(input.password), this.deps.now());
+    if (!reset) throw new AppError('invalid_request');
+    await sessions.revokeAll(reset.id);
+  }
+
+  /** Ends the session of this cookie token, if it is one; the route clears the cookie either way. */
+  async signOut(token: string | undefined): Promise<void> {
+    const session = token === undefined ? undefined : await this.deps.sessions.resolve(token);
+    if (session) await this.deps.sessions.revoke(session.sessionId);
+  }
+
+  async signOutEverywhere(accountId: string): Promise<void> {
+    await this.deps.sessions.revokeAll(accountId);
+  }
+
+  private async start(account: AccountIdentity): Promise<Started> {
+    const { token, expiresAt } = await this.deps.sessions.start(account.id);
+    return { account: { id: account.id, email: account.email }, token, expiresAt };
+  }
+
+  private mail(mail: Mail): void {
+    this.deps.mailer.send(mail).catch(this.deps.onMailError);
+  }
+}
+
+const raceLost = (error: unknown): undefined => {
+  if (error instanceof AppError && error.code === 'request_conflict') return undefined;
+  throw error;
+};
+
+function validEmail(raw: string): string {
+  const email = normalEmail(raw);
+  if (!EMAIL.test(email) || email.length > 254) throw new AppError('invalid_request');
+  return email;
+}

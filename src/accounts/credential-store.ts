@@ -1,0 +1,129 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../platform/database/schema.js';
+
+export type TokenPurpose = 'verify' | 'reset';
+
+export interface NewAccountToken {
+  tokenHash: string;
+  accountId: string;
+  purpose: TokenPurpose;
+  /** A verification token carries the password chosen with it (docs/adr/0064-website-sessions.md). */
+  passwordHash: string | null;
+  now: number;
+  expiresAt: number;
+}
+
+export interface AccountIdentity {
+  id: string;
+  email: string;
+}
+
+/** What the sign-in rules ask of storage beyond the account service: one-time tokens and passwords. */
+export interface CredentialStore {
+  createToken(token: NewAccountToken): Promise<void>;
+  /** The account an unused, unexpired token of `purpose` belongs to, without using it. */
+  peekToken(tokenHash: string, purpose: TokenPurpose, now: number): Promise<AccountIdentity | undefined>;
+  /** Uses a verification token: the account is verified (with the token's password, if any). */
+  verifyEmail(tokenHash: string, now: number): Promise<AccountIdentity | undefined>;
+  /** Uses a reset token: the password changes, the email counts as verified, other reset links die. */
+  resetPassword(tokenHash: string, passwordHash: string, now: number): Promise<AccountIdentity | undefined>;
+  setPassword(accountId: string, passwordHash: string): Promise<void>;
+  /** The account's address and password hash, for a password change. */
+  account(accountId: string): Promise<{ email: string; passwordHash: string | null } | undefined>;
+  purgeTokens(now: number): Promise<number>;
+}
+
+/** One-time tokens are stored as their SHA-256 only; using one is a guarded update, so only one caller wins. */
+export class KyselyCredentialStore implements CredentialStore {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async createToken(token: NewAccountToken): Promise<void> {
+    await this.db
+      .insertInto('account_tokens')
+      .values({
+        token_hash: token.tokenHash,
+        account_id: token.accountId,
+        purpose: token.purpose,
+        password_hash: token.passwordHash,
+        created_at: token.now,
+        expires_at: token.expiresAt,
+        used_at: null,
+      })
+      .execute();
+  }
+
+  async peekToken(tokenHash: string, purpose: TokenPurpose, now: number): Promise<AccountIdentity | undefined> {
+    return this.db
+      .selectFrom('account_tokens')
+      .innerJoin('accounts', 'accounts.id', 'account_tokens.account_id')
+      .select(['accounts.id', 'accounts.email'])
+      .where('token_hash', '=', tokenHash)
+      .where('purpose', '=', purpose)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+  }
+
+  async verifyEmail(tokenHash: string, now: number): Promise<AccountIdentity | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      const token = await useToken(tx, tokenHash, 'verify', now);
+      if (!token) return undefined;
+      return tx
+        .updateTable('accounts')
+        .set((eb) => ({
+          verified_at: eb.fn.coalesce('verified_at', eb.val(now)),
+          password_hash: token.password_hash === null ? eb.ref('password_hash') : eb.val(token.password_hash),
+        }))
+        .where('id', '=', token.account_id)
+        .returning(['id', 'email'])
+        .executeTakeFirstOrThrow();
+    });
+  }
+
+  async resetPassword(tokenHash: string, passwordHash: string, now: number): Promise<AccountIdentity | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      const token = await useToken(tx, tokenHash, 'reset', now);
+      if (!token) return undefined;
+      await tx
+        .updateTable('account_tokens')
+        .set({ used_at: now })
+        .where('account_id', '=', token.account_id)
+        .where('purpose', '=', 'reset')
+        .where('used_at', 'is', null)
+        .execute();
+      return tx
+        .updateTable('accounts')
+        .set((eb) => ({ password_hash: passwordHash, verified_at: eb.fn.coalesce('verified_at', eb.val(now)) }))
+        .where('id', '=', token.account_id)
+        .returning(['id', 'email'])
+        .executeTakeFirstOrThrow();
+    });
+  }
+
+  async setPassword(accountId: string, passwordHash: string): Promise<void> {
+    await this.db.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', accountId).execute();
+  }
+
+  async account(accountId: string): Promise<{ email: string; passwordHash: string | null } | undefined> {
+    const row = await this.db.selectFrom('accounts').select(['email', 'password_hash']).where('id', '=', accountId).executeTakeFirst();
+    return row && { email: row.email, passwordHash: row.password_hash };
+  }
+
+  /** Tokens a day past their expiry go; nothing reads them any more. */
+  async purgeTokens(now: number): Promise<number> {
+    const result = await this.db.deleteFrom('account_tokens').where('expires_at', '<=', now - 86_400_000).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
+
+function useToken(tx: Kysely<DB>, tokenHash: string, purpose: TokenPurpose, now: number) {
+  return tx
+    .updateTable('account_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['account_id', 'password_hash'])
+    .executeTakeFirst();
+}
