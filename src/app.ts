@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config, Protection } from './platform/config.js';
+import { API_LIMITS } from './platform/api-limits.js';
 import { BillingService } from './billing/billing-service.js';
 import { IdempotencyGuard, PENDING_CLAIM_TTL_MS } from './platform/idempotency/idempotency-guard.js';
 import { LinkService } from './links/link-service.js';
@@ -144,7 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       }),
     // The fast path reads the client address the same way (src/platform/http/client-address.ts).
     trustProxy: config.trustProxy ? trustOneHop : false,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: API_LIMITS.requests.maxBodyBytes,
     // A path parameter longer than this makes the router answer 400 before any route runs. No slug or
     // id comes near it, but a mangled short link of any length must still get the 404 page for people.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQuery },

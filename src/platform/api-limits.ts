@@ -27,6 +27,8 @@ export const API_LIMITS = freezeSections({
   },
   stats: { minDays: 1, maxDays: 90, defaultDays: 30, topReferrers: 50 },
   qr: { minSize: 256, maxSize: 2048, defaultSize: 768, logoMaxLength: 700_000, logoMaxSide: 512, minContrast: 4.5 },
+  /** Not in API.md: the largest request body the service reads. */
+  requests: { maxBodyBytes: 1_048_576 },
 } as const);
 
 /** A count as API.md writes it in prose ("10,000"), for summaries and descriptions. */
