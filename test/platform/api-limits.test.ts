@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { API_LIMITS, formatCount } from '../../src/platform/api-limits.js';
 import { loadConfig } from '../../src/platform/config.js';
@@ -16,6 +17,15 @@ test('the module holds the figures of API.md part 8', () => {
 
 test('without variables the configurable limits are the module defaults', () => {
   assert.deepEqual(loadConfig({}).limits, API_LIMITS.defaults);
+});
+
+test('each configurable limit has its variable, named in the README with the module default', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  for (const [name, value] of Object.entries(API_LIMITS.defaults)) {
+    const variable = name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase();
+    assert.equal(loadConfig({ [variable]: String(value + 1) }).limits[name as keyof typeof API_LIMITS.defaults], value + 1, variable);
+    assert.match(readme, new RegExp(`^\\| \`${variable}\` \\|[^\\n]*\\| \`${value}\` \\|$`, 'm'), variable);
+  }
 });
 
 type Schema = Record<string, any>;
