@@ -5,13 +5,13 @@
  * accounts or links:
  *
  * - allowances: every account's share taken from its free visits. Baseline: grantAccount, one
- *   statement per account (every flush before the eighth session, and still the path when the day's
- *   ceiling binds); against it grantAccounts, one statement for them all (store/visit-allowance.ts).
+ *   statement per account (still the path when the day's ceiling binds); against it grantAccounts,
+ *   one statement for them all (store/visit-allowance.ts).
  * - allowances used up: the same with no free visits left and no packs (every flush of accounts
  *   past their allowance): grantAccount also looks for packs, per account.
  * - gaps: every link refused, each extending its gap of the last flush (a flush past the daily
- *   ceiling). Baseline: the statement per link that flushes ran before the eighth session (kept
- *   here, below); against it addGaps (store/visit-gaps.ts).
+ *   ceiling). Baseline: one statement per link (addGapsOneByOne, below); against it addGaps
+ *   (store/visit-gaps.ts).
  *
  * The two alternate round by round on the same rows; medians over BENCH_ROUNDS (20) rounds each.
  */
@@ -35,7 +35,7 @@ const FREE = 1_000_000_000;
 
 type Tx = Transaction<AnalyticsDB>;
 
-/** The baseline of the gaps: a flush's gap statements before the eighth session, one link at a time. */
+/** The baseline of the gaps: a flush's gap statements one link at a time. */
 async function addGapsOneByOne(tx: Tx, gaps: Shortfall[]): Promise<void> {
   for (const gap of gaps) {
     const extended = await tx
