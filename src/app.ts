@@ -190,7 +190,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     events,
   });
   const metrics = installMetrics(app, config.metricsToken);
-  const analytics = await setUpAnalytics(app, { config, database, links, now, onActivity: metrics?.recordingActivity });
+  const analytics = await setUpAnalytics(app, { config, database, links, events, now, onActivity: metrics?.recordingActivity });
   const billing = new BillingService({
     credits,
     packs: new KyselyPackStore(database.db),

@@ -2,15 +2,7 @@ import { isIP } from 'node:net';
 import { isbot } from 'isbot';
 import UAParser from 'ua-parser-js';
 import { ResettingCache } from '../platform/resetting-cache.js';
-import type { DeviceClass } from './ports.js';
-
-export interface UaClass {
-  /** Small integer naming this (device, browser, bot) triple: aggregation keys use it, not the raw UA. */
-  id: number;
-  device: DeviceClass;
-  browser: string;
-  bot: boolean;
-}
+import type { DeviceClass, VisitClass } from './ports.js';
 
 /** Longer user agents are cut before parsing and caching: a 16 KB header must not cost 16 KB of cache. */
 const MAX_UA = 512;
@@ -21,15 +13,14 @@ const MAX_HOST = 253;
  * tens of microseconds, a cache hit well under one, and real traffic repeats a few thousand strings.
  */
 export class VisitClassifier {
-  private readonly agents = new ResettingCache<UaClass>(20_000);
+  private readonly agents = new ResettingCache<VisitClass>(20_000);
   private readonly referrers = new ResettingCache<string>(20_000);
-  private readonly classes = new Map<string, UaClass>();
 
-  userAgent(header: string | undefined): UaClass {
+  userAgent(header: string | undefined): VisitClass {
     const ua = (header ?? '').slice(0, MAX_UA);
     let found = this.agents.get(ua);
     if (found === undefined) {
-      found = this.intern(classifyAgent(ua));
+      found = classifyAgent(ua);
       this.agents.set(ua, found);
     }
     return found;
@@ -45,22 +36,12 @@ export class VisitClassifier {
     }
     return host;
   }
-
-  private intern(c: Omit<UaClass, 'id'>): UaClass {
-    const name = `${c.device}|${c.browser}|${c.bot ? 1 : 0}`;
-    let known = this.classes.get(name);
-    if (!known) {
-      known = { ...c, id: this.classes.size };
-      this.classes.set(name, known);
-    }
-    return known;
-  }
 }
 
 /**
  * Browser names reported, as ua-parser-js spells them; anything else is "other". ua-parser-js's
  * generic patterns return whatever token a client sends ("gObRoWsEr"), so without a fixed list a client
- * could split the stats by capitalisation and grow the interned classes without bound.
+ * could split the stats by capitalisation and grow the rollups' browser counts without bound.
  */
 const BROWSERS = new Map(
   [
@@ -72,7 +53,7 @@ const BROWSERS = new Map(
   ].map((name) => [name.toLowerCase(), name]),
 );
 
-export function classifyAgent(ua: string): Omit<UaClass, 'id'> {
+export function classifyAgent(ua: string): VisitClass {
   const result = new UAParser(ua).getResult();
   const browser = BROWSERS.get((result.browser.name ?? '').toLowerCase()) ?? 'other';
   if (isbot(ua)) return { device: 'bot', browser, bot: true };

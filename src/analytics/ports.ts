@@ -1,7 +1,9 @@
 /**
- * What analytics asks of storage, and the shapes it hands over. The store implements these for SQLite
+ * What analytics asks of storage, and the shapes it hands over. The stores implement these for SQLite
  * and PostgreSQL; nothing here knows a driver.
  */
+import type { DayVisits } from './visits.js';
+
 export type Source = 's' | 'q';
 export const DEVICE_CLASSES = ['mobile', 'tablet', 'desktop', 'bot', 'other'] as const;
 export type DeviceClass = (typeof DEVICE_CLASSES)[number];
@@ -11,16 +13,25 @@ export type GapReason = (typeof GAP_REASONS)[number];
 export const DIMENSIONS = ['source', 'country', 'device', 'browser', 'referrer', 'bot'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
-/** What a user agent says about a visitor (one shared object per distinct class, never per visit). */
+/** A link as the redirect path hands it to the recorder. */
+export interface LinkRef {
+  readonly id: string;
+  /** null for a trial link. */
+  readonly accountId: string | null;
+}
+
+/** What a user agent says about a visitor. */
 export interface VisitClass {
   device: DeviceClass;
   browser: string;
   bot: boolean;
 }
 
-/** The visits of one UTC day in arrival order (day-visits.ts). Never an address. */
-import type { DayVisits } from './day-visits.js';
-export type { DayVisits };
+/**
+ * Visits per dimension and value, as a rollup row keeps them (one JSON text per link and day). Value
+ * maps have no prototype: values come from requests, and a referrer host may be `__proto__`.
+ */
+export type Counts = Partial<Record<Dimension, Record<string, number>>>;
 
 /** Visits of one link that were not recorded, and the span of time they fell in. */
 export interface Shortfall {
@@ -36,10 +47,18 @@ export interface RecordingLimits {
   trackingDailyLimit: number;
 }
 
+/** One link's visits of one UTC day that a flush recorded. */
+export interface Recorded {
+  linkId: string;
+  day: string;
+  visits: number;
+  counts: Counts;
+}
+
 export interface FlushBatch {
   instanceId: string;
   startedAt: number;
-  /** Flush time: every visit this instance received before it is in this batch or already durable. */
+  /** Flush time: every visit this instance received before it is in this batch or already flushed. */
   now: number;
   /** One entry per UTC day, ascending. */
   days: DayVisits[];
@@ -48,45 +67,14 @@ export interface FlushBatch {
   limits: RecordingLimits;
 }
 
-export interface FlushResult {
-  recorded: number;
-  refused: number;
-}
-
-export interface VisitStore {
-  /** One transaction: allowance and ceiling checks, the granted visits, gaps for the rest, heartbeat. */
-  flush(batch: FlushBatch): Promise<FlushResult>;
-  /** Folds flushed batches into the rollups; returns how many visits it folded. */
-  rollUp(now: number): Promise<number>;
-  beat(instanceId: string, startedAt: number, now: number): Promise<void>;
+export interface RecordingStore {
+  /** One transaction: allowance and ceiling checks, the rollups and links' visits, gaps, heartbeat. */
+  flush(batch: FlushBatch): Promise<Recorded[]>;
+  /** A heartbeat; `flushedTo` when every visit before it is recorded, else it stays where it was. */
+  beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void>;
   /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap until recording resumed (visit-gaps.ts). */
   reapSilent(staleBefore: number, now: number, self: string): Promise<number>;
   leave(instanceId: string): Promise<void>;
-}
-
-/** What the recorder hands over at each tick: the visits buffered since the last one, and those it dropped. */
-export interface Handover {
-  /** The recorder's clock: the backend keeps no time of its own. */
-  now: number;
-  /** One entry per UTC day. */
-  days: DayVisits[];
-  dropped: Shortfall[];
-}
-
-/**
- * Where buffered visits go to be made durable (recording-loop.ts), on another thread
- * (store/recording-thread.ts) or on this one.
- */
-export interface RecordingBackend {
-  /** Visits handed over that it no longer holds (durable, refused or dropped): the recorder's buffer bound counts the rest. */
-  readonly released: number;
-  start(now: number): Promise<void>;
-  /** Takes the handover and runs the flush, heartbeat and roll-up schedule. */
-  tick(handover: Handover): Promise<void>;
-  /** Makes everything handed over durable and rolled up; rejects when the flush failed. */
-  flush(handover: Handover): Promise<void>;
-  /** The final flush; the instance leaves cleanly when nothing is left behind. */
-  stop(handover: Handover): Promise<void>;
 }
 
 export interface Gap {
@@ -102,19 +90,22 @@ export interface RollupRow {
   count: number;
 }
 
+/** A rollup row: one link's visits of one UTC day. */
+export interface DayCounts {
+  day: string;
+  s: number;
+  q: number;
+  counts: Counts;
+}
+
 export interface StatsStore {
-  /**
-   * In one read (one round trip): the per-day counts of the source dimension (s, q) in [fromDay,
-   * toDay], and the window totals per value of each dimension asked for.
-   */
-  window(linkId: string, totals: Dimension[], fromDay: string, toDay: string): Promise<{ daily: RollupRow[]; totals: RollupRow[] }>;
-  /** Every rollup row of the window (CSV). */
-  rows(linkId: string, fromDay: string, toDay: string): Promise<RollupRow[]>;
+  /** The link's rollup rows of [fromDay, toDay], by day; `counts` only when asked for (else empty). */
+  days(linkId: string, fromDay: string, toDay: string, withCounts: boolean): Promise<DayCounts[]>;
   /** Gaps of this link, and service-wide gaps after it was created, overlapping [from, to]. */
   gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]>;
   /**
-   * The time before which every visit is in the rollups (undefined before the first roll-up), and a
-   * number that changes whenever a roll-up changed any count (so computed stats can be reused until then).
+   * The time before which every running instance's visits are counted (undefined while no instance
+   * runs), and a number that changes whenever a flush adds to a day before its own today.
    */
-  freshness(): Promise<{ refreshedAt: number | undefined; generation: number }>;
+  freshness(): Promise<{ refreshedAt: number | undefined; pastVersion: number }>;
 }

@@ -1,101 +1,172 @@
-import { DAY_MS, utcDay, type Clock } from '../platform/time.js';
-import { VisitClassifier } from './classify.js';
-import { DayVisits } from './day-visits.js';
-import { LinkTable, type LinkRef } from './link-table.js';
-import type { Handover, RecordingBackend, Shortfall, Source } from './ports.js';
-import { addShortfall } from './recording-loop.js';
+import crypto from 'node:crypto';
+import type { Clock } from '../platform/time.js';
+import type { VisitsRecorded } from '../platform/events.js';
+import type { LinkRef, Recorded, RecordingLimits, RecordingStore, Shortfall, Source, VisitClass } from './ports.js';
+import { PendingVisits, visitsPerLink } from './visits.js';
 
 export interface RecorderOptions {
-  backend: RecordingBackend;
+  store: RecordingStore;
   now: Clock;
+  limits: RecordingLimits;
   flushIntervalMs: number;
-  /** Visits held in memory (buffered here or waiting in the backend); visits beyond are dropped and reported as a gap. */
+  heartbeatIntervalMs: number;
+  /** Visits held in memory (waiting or being flushed); visits beyond are dropped and reported as a gap. */
   bufferMaxVisits: number;
   onError: (error: unknown) => void;
+  /** Told after every flush (the /metrics endpoint's durations and visit counts). */
+  onActivity?: (activity: RecordingActivity) => void;
+  /** Told after every flush that recorded visits (the event seam's visits.recorded). */
+  onRecorded?: (event: VisitsRecorded) => void;
 }
 
 /**
- * Records visits off the redirect's critical path: `record` appends three words to the day's buffer
- * (day-visits.ts: no object, no key string per visit); at least once a second the buffered visits are
- * handed to the backend (recording-loop.ts), which makes them durable on its own thread. While the
- * database fails the backend keeps them; past `bufferMaxVisits` held in all, visits are dropped and
- * reported as a gap.
+ * One flush, how long it took and whether it succeeded, and how many visits it recorded, refused
+ * (allowance, daily ceiling) and wrote as dropped (a recording_unavailable gap).
+ */
+export interface RecordingActivity {
+  op: 'flush';
+  seconds: number;
+  ok: boolean;
+  recorded: number;
+  refused: number;
+  dropped: number;
+}
+
+/**
+ * A flush of D ms is followed by at least FLUSH_SPACING × D ms without one, so recording takes at most
+ * about a twentieth of the event loop's time: at ordinary load flushes take milliseconds and run every
+ * tick; under the redirect benchmark's load they take a few hundred and run every few seconds.
+ */
+const FLUSH_SPACING = 19;
+
+/**
+ * Records visits off the redirect's critical path: `record` counts a visit in memory (visits.ts);
+ * every tick one transaction applies the allowances, adds the counts to the rollups that stats read,
+ * and writes this instance's heartbeat. A failed flush keeps its visits for the next one; past
+ * `bufferMaxVisits` held, visits are dropped and reported as a gap.
  */
 export class VisitRecorder {
-  readonly classifier = new VisitClassifier();
-  /** Buffered visits per UTC day number; almost always one day. */
-  private days = new Map<number, DayVisits>();
-  private dayNumber = -1;
-  /** Links of the day buffers, shared by all of them (link-table.ts). */
-  private table = new LinkTable();
-  private day: DayVisits = new DayVisits('', 0, 1);
-  /** Visits of the last day buffer taken: the next one starts that large, so it need not grow. */
-  private lastCount = 1024;
-  private buffered = 0;
-  /** Visits handed to the backend so far; those it has not released are still held. */
-  private handedOver = 0;
+  readonly instanceId = crypto.randomUUID();
+  private pending = new PendingVisits();
+  /** Visits of the flush under way. */
+  private inFlight = 0;
   private dropped = new Map<string | null, Shortfall>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private busy = false;
   private timer: NodeJS.Timeout | undefined;
+  private startedAt = 0;
+  private ticks = 0;
+  private nextFlushAt = 0;
 
   constructor(private readonly o: RecorderOptions) {}
 
   /** A visit at time `t` (the redirect's clock reading). */
-  record(link: LinkRef, source: Source, userAgent: string | undefined, referer: string | undefined, country: string, t: number): void {
-    if (this.buffered + this.handedOver - this.o.backend.released >= this.o.bufferMaxVisits) return this.drop(link.id, t);
-    const dayNumber = Math.floor(t / DAY_MS);
-    const day = dayNumber === this.dayNumber ? this.day : this.dayOf(dayNumber, t);
-    // False only past 65,536 distinct visitor classes or 32,768 countries in a day: never in practice.
-    if (!day.addLink(link, source, country, this.classifier.userAgent(userAgent), this.classifier.referrer(referer))) return this.drop(link.id, t);
-    this.buffered++;
+  record(link: LinkRef, source: Source, country: string, visitor: VisitClass, referrer: string, t: number): void {
+    if (this.pending.visits + this.inFlight >= this.o.bufferMaxVisits) return addShortfall(this.dropped, link.id, 1, t, t);
+    this.pending.add(link, source, country, visitor, referrer, t);
   }
 
-  private dayOf(dayNumber: number, t: number): DayVisits {
-    let day = this.days.get(dayNumber);
-    if (!day) this.days.set(dayNumber, (day = new DayVisits(utcDay(dayNumber * DAY_MS), t, this.lastCount, this.table)));
-    this.dayNumber = dayNumber;
-    this.day = day;
-    return day;
-  }
-
-  /**
-   * Starts the backend, which registers this instance and reports instances that died silently, and
-   * the ticks. Not waited for: the recording thread takes a moment to load, and the server can take
-   * visits meanwhile (they wait in the buffer; the thread handles requests in order). What dead
-   * instances flushed is folded by the first tick: a large backlog must not delay the start either.
-   */
+  /** Registers this instance, reports instances that died silently, and starts the ticks. */
   start(): void {
-    this.o.backend.start(this.o.now()).catch(this.o.onError);
-    this.timer = setInterval(() => this.o.backend.tick(this.handover()).catch(this.o.onError), this.o.flushIntervalMs);
+    this.startedAt = this.o.now();
+    this.serial(() => this.beat(true)).catch(this.o.onError);
+    this.timer = setInterval(() => this.tick(), this.o.flushIntervalMs);
     this.timer.unref();
   }
 
-  /** Flushes everything recorded so far and brings the rollups up to date (tests, shutdown). */
+  /** Flushes everything recorded so far (tests, shutdown); rejects when the flush fails. */
   flush(): Promise<void> {
-    return this.o.backend.flush(this.handover());
+    return this.serial(async () => {
+      if (!(await this.flushOnce())) throw new Error('visit flush failed');
+    });
   }
 
-  /** Final flush before the database closes. */
+  /** The final flush; the instance leaves cleanly only when nothing is left behind. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.o.backend.stop(this.handover()).catch(this.o.onError);
+    await this.serial(async () => {
+      if (await this.flushOnce()) await this.o.store.leave(this.instanceId);
+    }).catch(this.o.onError);
   }
 
-  /** The visits buffered since the last handover; the buffer starts over. */
-  private handover(): Handover {
-    const days = [...this.days.values()].filter((d) => d.count > 0);
-    if (this.day.count > 0) this.lastCount = this.day.count;
-    this.handedOver += this.buffered;
-    this.buffered = 0;
-    this.days = new Map();
-    this.dayNumber = -1;
-    // The buffers handed over keep the old table; the next ones start a new one.
-    if (this.table.size > LinkTable.MAX_LINKS) this.table = new LinkTable();
+  private tick(): void {
+    // A tick still running takes these visits with its next flush.
+    if (this.busy) return;
+    this.busy = true;
+    const reap = this.ticks++ % Math.max(1, Math.round(this.o.heartbeatIntervalMs / this.o.flushIntervalMs)) === 0;
+    const waiting = this.pending.visits > 0 || this.dropped.size > 0;
+    this.serial(async () => {
+      if (!waiting) await this.beat(reap);
+      else if (performance.now() >= this.nextFlushAt) await this.flushOnce();
+      else await this.o.store.beat(this.instanceId, this.startedAt, this.o.now());
+    })
+      .catch(this.o.onError)
+      .finally(() => (this.busy = false));
+  }
+
+  /** A heartbeat with nothing waiting: every visit before now is in. Then, when due, the reaping of dead instances. */
+  private async beat(reap: boolean): Promise<void> {
+    const now = this.o.now();
+    await this.o.store.beat(this.instanceId, this.startedAt, now, now);
+    // A live instance writes at least every heartbeat interval: three missed are death.
+    const silence = 3 * Math.max(this.o.heartbeatIntervalMs, this.o.flushIntervalMs);
+    if (reap) await this.o.store.reapSilent(now - silence, now, this.instanceId);
+  }
+
+  /** One flush transaction; on failure its visits wait for the next one. Returns success. */
+  private async flushOnce(): Promise<boolean> {
+    const now = this.o.now();
+    const batch = this.pending;
     const dropped = [...this.dropped.values()];
+    this.pending = new PendingVisits();
     this.dropped = new Map();
-    return { now: this.o.now(), days, dropped };
+    if (batch.visits === 0 && dropped.length === 0) {
+      await this.o.store.beat(this.instanceId, this.startedAt, now, now);
+      return true;
+    }
+    this.inFlight = batch.visits;
+    const started = performance.now();
+    let recorded: Recorded[];
+    try {
+      recorded = await this.o.store.flush({ instanceId: this.instanceId, startedAt: this.startedAt, now, days: batch.sorted(), dropped, limits: this.o.limits });
+    } catch (error) {
+      // Older visits first: the order in which allowances grant them.
+      batch.append(this.pending);
+      this.pending = batch;
+      for (const s of dropped) addShortfall(this.dropped, s.linkId, s.count, s.from, s.to);
+      this.report(started, false, 0, 0, 0);
+      this.o.onError(error);
+      return false;
+    } finally {
+      this.inFlight = 0;
+    }
+    const visits = recorded.reduce((n, r) => n + r.visits, 0);
+    this.report(started, true, visits, batch.visits - visits, dropped.reduce((n, s) => n + s.count, 0));
+    if (recorded.length > 0) this.o.onRecorded?.({ at: now, links: [...visitsPerLink(recorded)].map(([linkId, n]) => ({ linkId, visits: n })) });
+    return true;
   }
 
-  private drop(linkId: string, t: number): void {
-    addShortfall(this.dropped, linkId, 1, t, t);
+  private report(started: number, ok: boolean, recorded: number, refused: number, dropped: number): void {
+    const ms = performance.now() - started;
+    this.nextFlushAt = performance.now() + FLUSH_SPACING * ms;
+    this.o.onActivity?.({ op: 'flush', seconds: ms / 1000, ok, recorded, refused, dropped });
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+}
+
+/** Visits not recorded, merged per link (null: every link): counts add up, the span widens. */
+function addShortfall(shortfalls: Map<string | null, Shortfall>, linkId: string | null, count: number, from: number, to: number): void {
+  const known = shortfalls.get(linkId);
+  if (known) {
+    known.count += count;
+    known.from = Math.min(known.from, from);
+    known.to = Math.max(known.to, to);
+  } else {
+    shortfalls.set(linkId, { linkId, reason: 'recording_unavailable', count, from, to });
   }
 }

@@ -4,10 +4,14 @@ import type { Principal } from '../platform/auth/principal.js';
 import { DAY_MS, utcDay, type Clock } from '../platform/time.js';
 import { toCsv } from './csv.js';
 import { API_LIMITS } from '../platform/api-limits.js';
-import type { DeviceClass, Gap, RollupRow, StatsStore } from './ports.js';
+import type { Counts, DayCounts, DeviceClass, Dimension, Gap, RollupRow, StatsStore } from './ports.js';
+import { addCounts, countRows } from './store/rollups.js';
 
 /** Referrers listed by name; the rest are summed into one "other" entry. */
 export const TOP_REFERRERS = API_LIMITS.stats.topReferrers;
+
+/** The dimensions stats JSON totals over the window. */
+const TOTALS: Dimension[] = ['country', 'device', 'referrer'];
 
 export interface DailyStats {
   date: string;
@@ -34,18 +38,20 @@ function windowOf(now: number, days: number) {
   return { from, to: now, fromDay: utcDay(from), toDay: utcDay(now) };
 }
 
-/** Sorted by count (descending), then by value so equal counts come out in a stable order. */
-const byCount = (a: RollupRow, b: RollupRow) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
-
-type Counts = Pick<StatsResult, 'total' | 'daily' | 'countries' | 'devices' | 'referrers'>;
+/** The window's days before yesterday: their daily series and totals. */
+interface Settled {
+  days: DayCounts[];
+  totals: Counts;
+}
 
 export class StatsService {
   /**
-   * Counts change only when a roll-up runs (every ANALYTICS_ROLLUP_INTERVAL_MS, on any instance), so
-   * computed counts are reused until the roll-up generation moves: a dashboard polling a popular link
-   * costs two small queries, not a sum over ninety days of rollups.
+   * Flushes add to today's rollups every second or so, but to earlier days only around midnight or
+   * after an outage (the store's pastVersion moves then). So a read sums the days before yesterday
+   * once and keeps that sum, and reads yesterday and today anew: a dashboard polling a busy link reads
+   * two rows, not ninety.
    */
-  private readonly computed = new LRUCache<string, { generation: number; counts: Counts }>({ max: 500 });
+  private readonly settled = new LRUCache<string, Settled>({ max: 500 });
 
   constructor(private readonly deps: { links: LinkService; store: StatsStore; now: Clock }) {}
 
@@ -53,46 +59,65 @@ export class StatsService {
     const w = windowOf(this.deps.now(), days);
     // Freshness is the same for every link: read while access is checked, it saves a round trip.
     const [link, fresh] = await Promise.all([this.deps.links.access(principal, linkId, 'analytics:read'), this.deps.store.freshness()]);
-    const key = `${link.id}|${w.fromDay}|${w.toDay}`;
-    const known = this.computed.get(key);
-    const current = known?.generation === fresh.generation;
-    const [gaps, counts] = await Promise.all([
+    const recentFrom = Math.max(w.from, w.to - (w.to % DAY_MS) - DAY_MS);
+    const [gaps, settled, recent] = await Promise.all([
       this.deps.store.gaps(link.id, w.from, w.to, link.createdAt),
-      current ? known.counts : this.counts(link.id, w.from, days),
+      this.settledDays(link.id, w.from, recentFrom, fresh.pastVersion),
+      this.deps.store.days(link.id, utcDay(recentFrom), w.toDay, true),
     ]);
-    if (!current) this.computed.set(key, { generation: fresh.generation, counts });
-    // Before the first roll-up nothing has been folded: the counts are as of the link's creation.
-    return { from: w.from, to: w.to, refreshedAt: fresh.refreshedAt ?? link.createdAt, ...counts, gaps };
-  }
-
-  private async counts(linkId: string, from: number, days: number): Promise<Counts> {
-    const fromDay = utcDay(from);
-    const toDay = utcDay(from + (days - 1) * DAY_MS);
-    const { daily: sources, totals } = await this.deps.store.window(linkId, ['country', 'device', 'referrer'], fromDay, toDay);
-    const daily = dailySeries(from, days, sources);
-    const of = (dimension: string) => totals.filter((r) => r.dimension === dimension).sort(byCount);
+    const totals = addCounts({}, settled.totals);
+    for (const day of recent) addCounts(totals, day.counts, TOTALS);
+    const daily = dailySeries(w.from, days, [...settled.days, ...recent]);
+    // Another instance's clock may run ahead of this one's: never later than the answer's own time.
+    const refreshedAt = Math.min(fresh.refreshedAt ?? w.to, w.to);
+    const of = (dimension: Dimension) => countRows('', { [dimension]: totals[dimension] ?? {} }).sort(byCount);
     return {
+      from: w.from,
+      to: w.to,
+      refreshedAt,
       total: daily.reduce((n, d) => n + d.total, 0),
       daily,
       countries: of('country').map((r) => ({ country: r.value, count: r.count })),
       devices: of('device').map((r) => ({ device: r.value as DeviceClass, count: r.count })),
       referrers: topReferrers(of('referrer')),
+      gaps,
     };
+  }
+
+  /** The days of [from, until) and their totals, from the cache while no flush added to them. */
+  private async settledDays(linkId: string, from: number, until: number, pastVersion: number): Promise<Settled> {
+    if (until <= from) return { days: [], totals: {} };
+    const key = `${linkId}|${from}|${until}|${pastVersion}`;
+    const known = this.settled.get(key);
+    if (known !== undefined) return known;
+    const days = await this.deps.store.days(linkId, utcDay(from), utcDay(until - DAY_MS), true);
+    const totals: Counts = {};
+    for (const day of days) addCounts(totals, day.counts, TOTALS);
+    const settled = { days: days.map((d) => ({ ...d, counts: {} })), totals };
+    this.settled.set(key, settled);
+    return settled;
   }
 
   async csv(principal: Principal, linkId: string, days: number): Promise<{ filename: string; body: string }> {
     const link = await this.deps.links.access(principal, linkId, 'analytics:read');
     const w = windowOf(this.deps.now(), days);
     const [rows, gaps] = await Promise.all([
-      this.deps.store.rows(link.id, w.fromDay, w.toDay),
+      this.deps.store.days(link.id, w.fromDay, w.toDay, true),
       this.deps.store.gaps(link.id, w.from, w.to, link.createdAt),
     ]);
-    return { filename: `stats-${link.slug}-${w.fromDay}-${w.toDay}.csv`, body: toCsv(rows, gaps) };
+    const values = rows.flatMap((d) => countRows(d.day, d.counts).sort(byDimensionAndValue));
+    return { filename: `stats-${link.slug}-${w.fromDay}-${w.toDay}.csv`, body: toCsv(values, gaps) };
   }
 }
 
+/** Sorted by count (descending), then by value so equal counts come out in a stable order. */
+const byCount = (a: RollupRow, b: RollupRow) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+
+const byDimensionAndValue = (a: RollupRow, b: RollupRow) =>
+  a.dimension < b.dimension ? -1 : a.dimension > b.dimension ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0;
+
 /** Every UTC day of the window, zeros included, with the /s/ and /q/ split. */
-function dailySeries(from: number, days: number, sources: RollupRow[]): DailyStats[] {
+function dailySeries(from: number, days: number, rows: DayCounts[]): DailyStats[] {
   const byDay = new Map<string, DailyStats>();
   const series: DailyStats[] = [];
   for (let i = 0; i < days; i++) {
@@ -100,11 +125,12 @@ function dailySeries(from: number, days: number, sources: RollupRow[]): DailySta
     byDay.set(entry.date, entry);
     series.push(entry);
   }
-  for (const row of sources) {
+  for (const row of rows) {
     const entry = byDay.get(row.day);
-    if (!entry || (row.value !== 's' && row.value !== 'q')) continue;
-    entry[row.value] += row.count;
-    entry.total += row.count;
+    if (!entry) continue;
+    entry.s += row.s;
+    entry.q += row.q;
+    entry.total += row.s + row.q;
   }
   return series;
 }

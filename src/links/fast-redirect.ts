@@ -1,7 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { LinkRef } from '../analytics/link-table.js';
-import type { Source } from '../analytics/ports.js';
+import type { LinkRef, Source } from '../analytics/ports.js';
 import type { RedirectResolver, Resolution } from './redirects.js';
 import type { Clock } from '../platform/time.js';
 import { clientAddress } from '../platform/http/client-address.js';
@@ -13,11 +12,10 @@ import type { RedirectGuard } from '../limits/redirect-guard.js';
 import { forwardedTwice, refuseUnreadable } from '../platform/http/unreadable-request.js';
 
 /**
- * Told about every GET redirect of an active link (HEAD is not a visit), with the request's raw
- * headers (visit-headers.ts) and client address as they are, and the time of the answer. Must not
- * block, and must not keep `rawHeaders`.
+ * Told about every GET redirect of an active link (HEAD is not a visit), with the request's headers
+ * and client address, and the time of the answer. Must not block, and must not keep `headers`.
  */
-export type VisitSink = (rawHeaders: string[], address: string, link: LinkRef, source: Source, time: number) => void;
+export type VisitSink = (headers: IncomingHttpHeaders, address: string, link: LinkRef, source: Source, time: number) => void;
 
 /** The router's limit on a path parameter (app.ts); a longer segment is left to the router to refuse. */
 export const MAX_PARAM_LENGTH = 16 * 1024;
@@ -138,7 +136,7 @@ export class FastRedirect {
     if (resolution.kind === 'redirect') {
       counts.redirected++;
       if (this.deps.visits !== undefined && req.method === 'GET') {
-        this.deps.visits(req.rawHeaders, address, resolution.link, source, time);
+        this.deps.visits(req.headers, address, resolution.link, source, time);
       }
       // writeHead checks the target as a header value: a stored target it refuses throws, and fail() answers 503.
       res.writeHead(302, { 'cache-control': CACHE_CONTROL, location: resolution.target, 'content-length': '0' });

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { LinkRef } from '../analytics/link-table.js';
+import type { LinkRef } from '../analytics/ports.js';
 import type { LinkStore } from './ports.js';
 import { isSlugShaped } from './slugs.js';
 import type { Clock } from '../platform/time.js';
@@ -119,10 +119,9 @@ export class RedirectResolver {
     const dueAt = this.now() + SAFETY_MS + this.random() * SAFETY_SPREAD_MS;
     const link = await this.links.bySlug(slug);
     // A cached "no such slug" too: a scan of random slugs must not turn into a database query each.
-    // The link reference is one object per cached link, which the recorder may annotate (link-table.ts).
     const resolution: Resolution =
       link?.status === 'active'
-        ? { kind: 'redirect', target: link.target, link: { id: link.id, accountId: link.accountId, table: 0, index: -1 } }
+        ? { kind: 'redirect', target: link.target, link: { id: link.id, accountId: link.accountId } }
         : MISSING_LINK;
     const entry: Entry = { resolution, expiresAt: link?.expiresAt ?? null, dueAt };
     if (this.caching && epoch === this.epoch) this.cache.set(slug, entry);

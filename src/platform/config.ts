@@ -45,7 +45,6 @@ export interface AnalyticsConfig {
   /** Lower-cased name of a trusted edge header carrying the visitor's country (e.g. cf-ipcountry); else GeoIP. */
   readonly countryHeader: string | undefined;
   readonly flushIntervalMs: number;
-  readonly rollupIntervalMs: number;
   readonly heartbeatIntervalMs: number;
   /** Visits held in memory while the database cannot be written; beyond, visits are dropped (a gap). */
   readonly bufferMaxVisits: number;
@@ -146,13 +145,11 @@ export function loadConfig(env: Env = process.env): Config {
     redirectCacheMaxEntries: int('REDIRECT_CACHE_MAX_ENTRIES', 100_000, 1, 100_000_000),
     analytics: Object.freeze({
       countryHeader: headerName('COUNTRY_HEADER'),
-      // At least once a second: a crash loses at most this much unflushed traffic (reported as a gap).
+      // At least once a second: stats are this fresh, and a crash loses at most this much unflushed
+      // traffic (reported as a gap).
       flushIntervalMs: int('ANALYTICS_FLUSH_INTERVAL_MS', 1000, 10, 1000),
-      // Roll-up cost grows with the (link, day) rows a pass rewrites, not with visits:
-      // a longer interval folds more visits into each row write, at the price of staler stats.
-      rollupIntervalMs: int('ANALYTICS_ROLLUP_INTERVAL_MS', 60_000, 10, 3_600_000),
       heartbeatIntervalMs: int('ANALYTICS_HEARTBEAT_INTERVAL_MS', 5000, 10, 600_000),
-      // 12 to 24 bytes a visit (day-visits.ts): the default holds about 50 s of 40,000 visits a second.
+      // Held as counts per kind of visit (visits.ts): memory grows with the distinct kinds, at most with the visits.
       bufferMaxVisits: int('ANALYTICS_BUFFER_MAX_VISITS', 2_000_000, 1, 100_000_000),
     }),
     protection: Object.freeze({

@@ -1,30 +1,52 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { accountTotals, trim } from '../../src/analytics/allocation.js';
 import { classifyAgent, referrerHost, VisitClassifier } from '../../src/analytics/classify.js';
 import { CSV_HEADER, toCsv } from '../../src/analytics/csv.js';
-import { DayVisits } from '../../src/analytics/day-visits.js';
+import { DayVisits } from '../../src/analytics/visits.js';
 import { ResettingCache } from '../../src/platform/resetting-cache.js';
 import { UA } from '../helpers/analytics.js';
 
-/** Visits in arrival order, as [link, account] pairs. */
-function day(visits: [string, string | null][]): DayVisits {
-  const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
-  const buffer = new DayVisits('2026-11-15', 0, 1);
-  for (const [link, account] of visits) buffer.add(link, account, 's', 'DE', visitor, 'direct');
+const mobile = { device: 'mobile' as const, browser: 'Chrome', bot: false };
+const crawler = { device: 'bot' as const, browser: 'other', bot: true };
+
+/** Visits in arrival order, as [link, account, country] triples. */
+function day(visits: [string, string | null, string][]): DayVisits {
+  const buffer = new DayVisits('2026-11-15', 0);
+  for (const [id, accountId, country] of visits) buffer.add({ id, accountId }, 's', country, country === 'US' ? crawler : mobile, 'direct');
   return buffer;
 }
 
-test('each account keeps its first granted visits in arrival order; the rest is refused per link', () => {
-  const visits = day([['L1', 'a'], ['L2', 'a'], ['T1', null], ['L1', 'a'], ['L3', 'b'], ['L2', 'a'], ['T1', null]]);
-  assert.deepEqual(accountTotals(visits), [['a', 4], ['b', 1], ['~trial', 2]]);
-  const { keep, kept, refused } = trim(visits, new Map([['a', 2], ['b', 1], ['~trial', 1]]));
-  assert.deepEqual([...keep!], [1, 1, 1, 0, 1, 0, 0]);
-  assert.equal(kept, 4);
-  assert.deepEqual([...refused], [['L1', { account: 'a', count: 1 }], ['L2', { account: 'a', count: 1 }], ['T1', { account: '~trial', count: 1 }]]);
-  assert.deepEqual(trim(visits, new Map([['a', 4], ['b', 1], ['~trial', 2]])), { keep: null, kept: 7, refused: new Map() });
-  assert.equal(trim(visits, new Map()).kept, 0);
+test("an account's links are granted in the order of their first visit, each link's visits in order of arrival; the rest is refused per link", () => {
+  const visits = day([['L1', 'a', 'DE'], ['L2', 'a', 'DE'], ['T1', null, 'DE'], ['L1', 'a', 'US'], ['L3', 'b', 'DE'], ['L2', 'a', 'FR'], ['T1', null, 'DE']]);
+  assert.deepEqual(visits.accountTotals(), [['a', 4], ['b', 1], ['~trial', 2]]);
+  const { recorded, refused } = visits.grant(new Map([['a', 3], ['b', 1], ['~trial', 1]]));
+  assert.deepEqual(
+    recorded.map((r) => [r.linkId, r.visits, { ...r.counts.country }, { ...r.counts.device }]),
+    [
+      ['L1', 2, { DE: 1, US: 1 }, { mobile: 1, bot: 1 }],
+      ['L2', 1, { DE: 1 }, { mobile: 1 }],
+      ['T1', 1, { DE: 1 }, { mobile: 1 }],
+      ['L3', 1, { DE: 1 }, { mobile: 1 }],
+    ],
+  );
+  assert.deepEqual([...refused], [['L2', { account: 'a', count: 1 }], ['T1', { account: '~trial', count: 1 }]]);
+  const all = visits.grant(new Map([['a', 4], ['b', 1], ['~trial', 2]]));
+  assert.equal(all.refused.size, 0);
+  assert.equal(all.recorded.reduce((n, r) => n + r.visits, 0), 7);
+  assert.deepEqual(visits.grant(new Map()).recorded, []);
+});
+
+test('each recorded link counts every dimension of its granted visits alike: the totals of every dimension agree', () => {
+  const visits = new DayVisits('2026-11-15', 0);
+  const link = { id: 'L', accountId: 'a' };
+  for (let i = 0; i < 50; i++) visits.add(link, i % 3 ? 's' : 'q', ['DE', 'FR', 'US'][i % 3]!, i % 4 ? mobile : crawler, `r${i % 5}.example`);
+  for (const granted of [0, 1, 17, 49, 50, 80]) {
+    const [own] = visits.grant(new Map([['a', granted]])).recorded;
+    const expected = Math.min(granted, 50);
+    assert.equal(own?.visits ?? 0, expected);
+    for (const values of Object.values(own?.counts ?? {})) assert.equal(Object.values(values).reduce((n, c) => n + c, 0), expected);
+  }
 });
 
 test('referrers become lower-case hosts without www., direct when absent, unknown when not a URL', () => {

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { eachDatabase } from '../helpers/databases.js';
+import { commands } from '../../src/cli/commands.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { eachDatabase, freshDatabase, postgresSkip, type TestDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
+import { startServer, type ServerProcess } from '../helpers/processes.js';
 
 eachDatabase('refreshedAt of stats', (kind) => {
   let a: Harness;
@@ -33,3 +37,77 @@ eachDatabase('refreshedAt of stats', (kind) => {
   });
 });
 
+
+/** What must be true of a visit within this long of its redirect, at ordinary load (docs/adr/0053). */
+const FRESH_MS = 2000;
+
+/** A server process with the default flush interval, so time is real and so are its timers. */
+const serverOn = (db: TestDatabase) => startServer({ DATABASE_URL: db.url, LOG_LEVEL: 'error', RATE_LIMIT_PER_IP: '1000000', RATE_LIMIT_PER_ACCOUNT: '1000000' });
+
+/** An account, a key and a link, made through `server`; `read` gets the link's JSON stats, CSV and Link.visits through any server. */
+async function liveLink(db: TestDatabase, server: ServerProcess) {
+  const config = loadConfig({ DATABASE_URL: db.url });
+  const run = (name: string, values: Record<string, string>) => commands[name]!.run(values, { database: db, config, now: Date.now() });
+  const account = (await run('accounts create', { email: `${crypto.randomUUID()}@example.test` })) as { id: string };
+  const { key } = (await run('keys create', { account: account.id, scopes: 'links:write,analytics:read,links:read' })) as { key: string };
+  const headers = { authorization: `Bearer ${key}` };
+  const link = await fetch(`${server.baseUrl}/api/v1/links`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+    body: JSON.stringify({ target: 'https://example.org/live' }),
+  }).then((r) => r.json());
+  const get = (via: ServerProcess, path: string) => fetch(`${via.baseUrl}/api/v1/links/${link.id}${path}`, { headers });
+  return {
+    slug: link.slug as string,
+    read: async (via: ServerProcess) => {
+      const [json, csv, own] = await Promise.all([get(via, '/stats?days=1').then((r) => r.json()), get(via, '/stats?days=1&format=csv').then((r) => r.text()), get(via, '').then((r) => r.json())]);
+      return { total: json.total as number, refreshedAt: json.refreshedAt as number, csv, visits: own.visits as number };
+    },
+  };
+}
+
+/**
+ * Redirects once through `via` and reads through `reader` until the visit shows in the JSON total,
+ * the CSV and Link.visits, and refreshedAt has passed the redirect: true if that happened within FRESH_MS.
+ */
+async function freshWithin(link: Awaited<ReturnType<typeof liveLink>>, via: ServerProcess, reader: ServerProcess, expected: number): Promise<boolean> {
+  const redirectedAt = Date.now();
+  assert.equal((await fetch(`${via.baseUrl}/s/${link.slug}`, { redirect: 'manual' })).status, 302);
+  while (Date.now() - redirectedAt <= FRESH_MS) {
+    const seen = await link.read(reader);
+    if (seen.total === expected && seen.visits === expected && seen.csv.includes(`,source,s,${expected},`) && seen.refreshedAt >= redirectedAt) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+eachDatabase('stats in real time', (kind) => {
+  let db: TestDatabase;
+  let server: ServerProcess;
+  before(async () => {
+    db = await freshDatabase(kind);
+    server = await serverOn(db);
+  });
+  after(async () => {
+    await server.stop();
+    await db.drop();
+  });
+
+  test('a redirect is in the JSON stats, the CSV and Link.visits within two seconds, and refreshedAt says so', async () => {
+    const link = await liveLink(db, server);
+    for (let n = 1; n <= 3; n++) assert.ok(await freshWithin(link, server, server, n), `visit ${n} counted within ${FRESH_MS} ms`);
+  });
+});
+
+test('two instances on one PostgreSQL database: a redirect through either is in the stats read through the other within two seconds', { skip: postgresSkip }, async (t) => {
+  const db = await freshDatabase('postgres');
+  const [a, b] = await Promise.all([serverOn(db), serverOn(db)]);
+  t.after(async () => {
+    await Promise.all([a.stop(), b.stop()]);
+    await db.drop();
+  });
+  const link = await liveLink(db, a);
+  assert.ok(await freshWithin(link, b, a, 1), 'through b, read through a');
+  assert.ok(await freshWithin(link, a, b, 2), 'through a, read through b');
+  assert.ok(await freshWithin(link, b, b, 3), 'through b, read through b');
+});

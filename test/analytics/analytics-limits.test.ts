@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
-import { KyselyAnalyticsStore } from '../../src/analytics/store/analytics-store.js';
+import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { analyticsDb } from '../../src/analytics/store/analytics-schema.js';
 import { addGaps } from '../../src/analytics/store/visit-gaps.js';
 import { eachDatabase, type DatabaseKind } from '../helpers/databases.js';
@@ -72,7 +72,7 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     assert.equal(later.total, 1);
     assert.equal(later.gaps.length, 1, 'a refusal soon after extends the same gap');
     assert.equal(later.gaps[0].to, h.clock.now());
-    const usage = await new KyselyAnalyticsStore(h.database, 5).accountRecording(link.accountId, '2026-11');
+    const usage = await new KyselyStatsStore(h.database, 5).accountRecording(link.accountId, '2026-11');
     assert.deepEqual(usage, { recordedThisMonth: 5, freeLeft: 0, packsLeft: 0 });
   });
 
@@ -89,7 +89,7 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     const used = Object.fromEntries(packs.map((p) => [p.id, Number(p.visits_used)]));
     assert.equal(used[older.id], 7);
     assert.equal(used[newer.id], 0);
-    const usage = await new KyselyAnalyticsStore(h.database, 5).accountRecording(link.accountId, '2026-11');
+    const usage = await new KyselyStatsStore(h.database, 5).accountRecording(link.accountId, '2026-11');
     assert.deepEqual(usage, { recordedThisMonth: 12, freeLeft: 0, packsLeft: 20_000 - 7 });
   });
 
@@ -142,7 +142,7 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     const third = await gapsOf();
     assert.equal(third.length, 13, 'a refusal two hours later starts a new gap');
     assert.equal(third.filter((g) => g.link_id === links[0]!.id).length, 2);
-    assert.deepEqual(await new KyselyAnalyticsStore(h.database, 5).accountRecording(accountId, new Date(h.clock.now()).toISOString().slice(0, 7)), {
+    assert.deepEqual(await new KyselyStatsStore(h.database, 5).accountRecording(accountId, new Date(h.clock.now()).toISOString().slice(0, 7)), {
       recordedThisMonth: 5,
       freeLeft: 0,
       packsLeft: 0,
@@ -192,7 +192,7 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
   after(async () => h.close());
   beforeEach(() => h.clock.advance(DAY));
 
-  const recording = (accountId: string) => new KyselyAnalyticsStore(h.database, 5).accountRecording(accountId, new Date(h.clock.now()).toISOString().slice(0, 7));
+  const recording = (accountId: string) => new KyselyStatsStore(h.database, 5).accountRecording(accountId, new Date(h.clock.now()).toISOString().slice(0, 7));
 
   test('each account gets exactly its own free visits and packs, new month rows included', async () => {
     const links: Awaited<ReturnType<typeof linkWithKey>>[] = [];

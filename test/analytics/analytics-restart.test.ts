@@ -12,13 +12,12 @@ const FLUSH_MS = 300;
 const HEARTBEAT_MS = 2000;
 const SILENCE_MS = 3 * Math.max(HEARTBEAT_MS, FLUSH_MS);
 
-/** A real server process with fast flushes and roll-ups so the test stays short. */
+/** A real server process with fast flushes so the test stays short. */
 const serverOn = (db: TestDatabase) =>
   startServer({
     DATABASE_URL: db.url,
     LOG_LEVEL: 'error',
     ANALYTICS_FLUSH_INTERVAL_MS: String(FLUSH_MS),
-    ANALYTICS_ROLLUP_INTERVAL_MS: String(FLUSH_MS),
     ANALYTICS_HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
     // The test polls stats until a state is reached: the API's rate limits are not what it tests.
     RATE_LIMIT_PER_IP: '1000000',

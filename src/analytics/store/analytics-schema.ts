@@ -1,27 +1,17 @@
-import type { Generated, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/database/schema.js';
 
-// Tables of migration 0003 (analytics) and later, kept apart from the shared schema file.
+// Tables of visit recording (migration 0001's analytics part), kept apart from the shared schema file.
 
-/** One row per link and UTC day (migration 0008). */
+/** One row per link and UTC day. */
 export interface VisitRollupTable {
   link_id: string;
   day: string;
   /** Visits through /s/ and /q/ that day: the daily series, read without parsing `counts`. */
   s: number;
   q: number;
-  /** JSON of every dimension's counts (rollup-counts.ts), `source` included. */
+  /** JSON of every dimension's counts (rollups.ts), `source` included. */
   counts: string;
-}
-
-export interface VisitJournalTable {
-  id: string;
-  bucket: number;
-  created_at: number;
-  /** Binary batch (journal.ts); null in rows written before migration 0005. */
-  data: Uint8Array | null;
-  /** Text counts of rows written before migration 0005; empty since. */
-  entries: string;
 }
 
 export interface VisitDayTable {
@@ -54,18 +44,6 @@ export interface RecorderInstanceTable {
   flushed_to: number;
 }
 
-/** Visits folded by roll-up passes, not yet added to links.visits (migration 0009). */
-export interface LinkVisitDeltaTable {
-  link_id: string;
-  n: number;
-}
-
-/** The journal's number for a link (migration 0010, link-numbers.ts). */
-export interface LinkNumberTable {
-  num: Generated<number>;
-  link_id: string;
-}
-
 export interface AnalyticsStateTable {
   name: string;
   value: number;
@@ -74,14 +52,11 @@ export interface AnalyticsStateTable {
 // A type alias, not an interface: withTables needs an index-compatible record type.
 export type AnalyticsTables = {
   visit_rollups: VisitRollupTable;
-  visit_journal: VisitJournalTable;
   visit_days: VisitDayTable;
   visit_months: VisitMonthTable;
   visit_gaps: VisitGapTable;
   recorder_instances: RecorderInstanceTable;
   analytics_state: AnalyticsStateTable;
-  link_visit_deltas: LinkVisitDeltaTable;
-  link_numbers: LinkNumberTable;
 };
 
 export type AnalyticsDB = DB & AnalyticsTables;

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows } from '../../platform/database/json-rows.js';
-import { pace } from '../../platform/database/pace.js';
+import { breathe } from './rollups.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
@@ -135,8 +135,8 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
     if (own === undefined) got.set(account, await grantAccount(tx, dialect, account, month, want, free));
     else if (own === want || !withPacks.has(account)) got.set(account, own);
     else {
-      // Statements per account again: yield between accounts, as the one-by-one path does (pace.ts).
-      await pace();
+      // Statements per account again: yield between accounts (rollups.ts, breathe).
+      await breathe();
       got.set(account, own + (await grantFromPacks(tx, dialect, account, month, want - own)));
     }
   }
@@ -195,7 +195,7 @@ async function grantPacks(tx: Tx, dialect: Dialect, accountId: string, n: number
 }
 
 /** What an account has recorded this month and what it may still record (for the usage endpoint). */
-export async function accountRecording(db: import('kysely').Kysely<AnalyticsDB>, free: number, accountId: string, month: string) {
+export async function accountRecording(db: Kysely<AnalyticsDB>, free: number, accountId: string, month: string) {
   const row = await db
     .selectFrom('visit_months')
     .select(['recorded', 'free_used'])

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RecordingActivity } from '../../analytics/recording-loop.js';
+import type { RecordingActivity } from '../../analytics/recorder.js';
 import { isUnavailable } from '../database/sql-errors.js';
 import type { RedirectCounts, RedirectOutcomes, RefusalCounts } from './counts.js';
 import { isReady } from './health.js';
@@ -27,9 +27,9 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 
 /**
  * The Prometheus metrics of one app, in a registry of its own (docs/decisions.md, "Health and
- * metrics"). Flushes and roll-ups are observed as the recording thread reports them, about once a
- * second; everything the request paths count is read from plain fields in collect() callbacks, so no
- * request calls prom-client.
+ * metrics"). Flushes are observed as the recorder reports them, about once a second; everything
+ * the request paths count is read from plain fields in collect() callbacks, so no request calls
+ * prom-client.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -38,8 +38,8 @@ export class Metrics {
   requestDatabaseErrors = 0;
   private readonly visitsRecorded: Counter;
   private readonly visitsDropped: Counter<'reason'>;
-  private readonly durations: Record<RecordingActivity['op'], Histogram<'outcome'>>;
-  private readonly recordingErrors: Record<RecordingActivity['op'], number> = { flush: 0, rollup: 0 };
+  private readonly flushDurations: Histogram<'outcome'>;
+  private flushErrors = 0;
 
   constructor() {
     const registers = [this.registry];
@@ -51,12 +51,13 @@ export class Metrics {
       labelNames: ['reason'],
       registers,
     });
-    const histogram = (op: string, help: string) =>
-      new Histogram({ name: `shortlinks_visit_${op}_duration_seconds`, help, labelNames: ['outcome'], buckets: DURATION_BUCKETS, registers });
-    this.durations = {
-      flush: histogram('flush', 'Duration of visit flushes (one transaction each), by outcome (ok, failed).'),
-      rollup: histogram('rollup', 'Duration of roll-ups of flushed visits into the daily counts, by outcome (ok, failed).'),
-    };
+    this.flushDurations = new Histogram({
+      name: 'shortlinks_visit_flush_duration_seconds',
+      help: 'Duration of visit flushes (one transaction each, which also writes the daily counts), by outcome (ok, failed).',
+      labelNames: ['outcome'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
     this.scraped(registers);
   }
 
@@ -67,8 +68,8 @@ export class Metrics {
 
   /** Passed to the recording (setUpAnalytics): never throws, whatever it is told. */
   readonly recordingActivity = (activity: RecordingActivity): void => {
-    this.durations[activity.op].observe({ outcome: activity.ok ? 'ok' : 'failed' }, Math.max(0, activity.seconds));
-    if (!activity.ok) this.recordingErrors[activity.op]++;
+    this.flushDurations.observe({ outcome: activity.ok ? 'ok' : 'failed' }, Math.max(0, activity.seconds));
+    if (!activity.ok) this.flushErrors++;
     if (activity.recorded > 0) this.visitsRecorded.inc(activity.recorded);
     if (activity.refused > 0) this.visitsDropped.inc({ reason: 'refused' }, activity.refused);
     if (activity.dropped > 0) this.visitsDropped.inc({ reason: 'unavailable' }, activity.dropped);
@@ -103,8 +104,7 @@ export class Metrics {
     counter('shortlinks_database_errors_total', 'Database operations that failed, by operation.', ['operation'], (c, s) => {
       c.inc({ operation: 'probe' }, s.database.failures);
       c.inc({ operation: 'request' }, metrics.requestDatabaseErrors);
-      c.inc({ operation: 'flush' }, metrics.recordingErrors.flush);
-      c.inc({ operation: 'rollup' }, metrics.recordingErrors.rollup);
+      c.inc({ operation: 'flush' }, metrics.flushErrors);
     });
     new Gauge({
       name: 'shortlinks_ready',

@@ -1,0 +1,85 @@
+/**
+ * npm run bench:flush-load — what one flush costs an instance at the redirect benchmark's load, on
+ * SQLite and on PostgreSQL (when reachable at BENCH_POSTGRES_URL, default the local server): a fresh
+ * database with 10,000 links (bench/redirect/seed.ts), then rounds of BENCH_VISITS_PER_FLUSH visits
+ * (default 50,000: about a second of that load; random links, ten countries, three visitor classes,
+ * eight referrers) recorded and flushed through the real recorder and store. Reported per round: the
+ * flush's wall time (on SQLite nearly all of it is the event loop's: statements run synchronously)
+ * and, on SQLite, the bytes it added to the write-ahead log. Round 1 creates the day's rollup rows,
+ * later rounds read and rewrite them, as every flush but the first of a day does.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import type { VisitClass } from '../src/analytics/ports.js';
+import { VisitRecorder } from '../src/analytics/recorder.js';
+import { KyselyRecordingStore } from '../src/analytics/store/recording-store.js';
+import { openDatabase } from '../src/platform/database/database.js';
+import { PG_ADMIN, postgresUrl } from './postgres.js';
+import { seedLinks } from './redirect/seed.js';
+
+const LINKS = 10_000;
+const VISITS_PER_FLUSH = Number(process.env.BENCH_VISITS_PER_FLUSH ?? 50_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+const COUNTRIES = ['DE', 'FR', 'US', 'GB', 'NL', 'ES', 'IT', 'PL', 'SE', 'unknown'];
+const REFERRERS = ['direct', 'a.example', 'b.example', 'news.example', 'mail.example', 'x.example', 'y.example', 'z.example'];
+const CLASSES: VisitClass[] = [
+  { device: 'mobile', browser: 'Mobile Safari', bot: false },
+  { device: 'desktop', browser: 'Chrome', bot: false },
+  { device: 'bot', browser: 'other', bot: true },
+];
+
+async function run(label: string, url: string, sqliteFile?: string): Promise<void> {
+  await seedLinks(url, LINKS);
+  // No checkpoint thread: it would copy the log back into the file meanwhile, and the log's size would
+  // no longer be what the flush wrote.
+  const database = await openDatabase(url, { checkpoints: false });
+  const links = (await database.db.selectFrom('links').select(['id', 'account_id']).execute()).map((l) => ({ id: l.id, accountId: l.account_id }));
+  const recorder = new VisitRecorder({
+    store: new KyselyRecordingStore(database),
+    now: Date.now,
+    limits: { freeVisitsPerMonth: 1e12, trackingDailyLimit: 1e12 },
+    flushIntervalMs: 1000,
+    heartbeatIntervalMs: 5000,
+    bufferMaxVisits: 1e9,
+    onError: (error) => console.error(error),
+  });
+  const logBytes = () => (sqliteFile && fs.existsSync(`${sqliteFile}-wal`) ? fs.statSync(`${sqliteFile}-wal`).size : 0);
+  if (sqliteFile) await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
+  for (let round = 1; round <= ROUNDS; round++) {
+    const now = Date.now();
+    for (let i = 0; i < VISITS_PER_FLUSH; i++) {
+      const link = links[Math.floor(Math.random() * links.length)]!;
+      recorder.record(link, i % 3 === 0 ? 'q' : 's', COUNTRIES[i % COUNTRIES.length]!, CLASSES[i % CLASSES.length]!, REFERRERS[(i * 7) % REFERRERS.length]!, now);
+    }
+    if (sqliteFile) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
+    const started = performance.now();
+    await recorder.flush();
+    const log = sqliteFile ? `, ${(logBytes() / 1e6).toFixed(1)} MB of log` : '';
+    console.log(`| ${label} | ${round} | ${(performance.now() - started).toFixed(0)} ms${log} |`);
+  }
+  await recorder.stop();
+  await database.close();
+}
+
+console.log(`${LINKS} links, flushes of ${VISITS_PER_FLUSH} visits; load average ${os.loadavg()[0]!.toFixed(1)}`);
+console.log('| database | round | flush |\n|---|---|---|');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-flush-'));
+try {
+  const file = path.join(dir, 'bench.db');
+  await run('SQLite', `sqlite:${file}`, file);
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+const pgDb = await postgresUrl('bench_flush_load');
+if (pgDb) {
+  try {
+    await run('PostgreSQL', pgDb.url);
+  } finally {
+    await pgDb.drop();
+  }
+} else {
+  console.log(`PostgreSQL: not reachable at ${PG_ADMIN}, skipped`);
+}

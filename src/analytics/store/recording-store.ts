@@ -1,0 +1,120 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, Dialect } from '../../platform/database/database.js';
+import { utcDay } from '../../platform/time.js';
+import type { FlushBatch, GapReason, Recorded, RecordingLimits, RecordingStore, Shortfall } from '../ports.js';
+import { TRIAL_GROUP, visitsPerLink, type DayVisits } from '../visits.js';
+import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
+import { addLinkVisits, addToRollups, breathe, bumpPastVersion } from './rollups.js';
+import { addGaps, reapSilentInstances } from './visit-gaps.js';
+import { ensureMonths, grantAccount, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
+
+type Tx = Transaction<AnalyticsDB>;
+
+/** Accounts' month rows known to exist (rows are never deleted), remembered up to this many. */
+const KNOWN_MONTHS_MAX = 100_000;
+
+/** Recording storage: the flush transaction, heartbeats, and reaping of dead instances. */
+export class KyselyRecordingStore implements RecordingStore {
+  private readonly db: Kysely<AnalyticsDB>;
+  private readonly dialect: Dialect;
+  /** "month|account" of month rows this store made sure of (ensureMonths). */
+  private readonly knownMonths = new Set<string>();
+
+  constructor(database: Database) {
+    this.db = analyticsDb(database.db);
+    this.dialect = database.dialect;
+  }
+
+  /**
+   * One transaction: the allowances grant what they can, the granted visits go to the rollups and the
+   * links' totals, the rest become gaps, and the heartbeat says every visit before `now` is in.
+   */
+  async flush(batch: FlushBatch): Promise<Recorded[]> {
+    const totals = batch.days.map((day) => day.accountTotals());
+    await this.ensureMonths(batch.days.map((day, d) => [day.day.slice(0, 7), totals[d]!]));
+    return this.db.transaction().execute(async (tx) => {
+      // Every day row of the batch is locked first, in ascending order (see grant).
+      for (const day of batch.days) await lockDay(tx, day.day);
+      const recorded: Recorded[] = [];
+      const shortfalls: Shortfall[] = [...batch.dropped];
+      for (const [d, day] of batch.days.entries()) {
+        const { granted, reasons } = await this.grant(tx, day, totals[d]!, batch.limits);
+        const outcome = day.grant(granted);
+        recorded.push(...outcome.recorded);
+        for (const [linkId, r] of outcome.refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
+      }
+      await addToRollups(tx, this.dialect, recorded);
+      await addLinkVisits(tx, this.dialect, visitsPerLink(recorded));
+      // Stats keep the sums of past days (stats-service.ts) until a flush adds to one.
+      if (recorded.some((r) => r.day < utcDay(batch.now))) await bumpPastVersion(tx);
+      await addGaps(tx, this.dialect, shortfalls);
+      await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
+      return recorded;
+    });
+  }
+
+  /**
+   * The service ceiling of the day is taken first, then each account (ascending id) takes its share
+   * from its free visits and packs. All flushes lock in one order (days, then accounts, then packs, then
+   * gaps, each sorted): without it, a batch spanning midnight would lock an account row before the
+   * second day's row while a one-day batch locks them the other way round, and PostgreSQL would abort
+   * one as a deadlock.
+   */
+  private async grant(tx: Tx, day: DayVisits, totals: [string, number][], limits: RecordingLimits) {
+    const month = day.day.slice(0, 7);
+    let dayLeft = await grantDay(tx, day.day, day.visits, limits.trackingDailyLimit);
+    // The usual flush: the ceiling does not bind, every account is offered all its visits, and one
+    // statement serves them all (visit-allowance.ts). Otherwise each in turn takes what is left.
+    const accounts = totals.filter(([account]) => account !== TRIAL_GROUP);
+    const all = dayLeft === day.visits ? await grantAccounts(tx, this.dialect, month, accounts, limits.freeVisitsPerMonth) : undefined;
+    const granted = new Map<string, number>();
+    const reasons = new Map<string, GapReason>();
+    for (const [account, own] of totals) {
+      if (all === undefined) await breathe();
+      const offer = Math.min(own, dayLeft);
+      // Trial links belong to no account: only the service ceiling bounds them.
+      const got =
+        account === TRIAL_GROUP ? offer : all !== undefined ? all.get(account)! : await grantAccount(tx, this.dialect, account, month, offer, limits.freeVisitsPerMonth);
+      dayLeft -= got;
+      granted.set(account, got);
+      reasons.set(account, got < offer ? 'allowance_used_up' : 'daily_ceiling_reached');
+    }
+    await returnDay(tx, day.day, dayLeft);
+    return { granted, reasons };
+  }
+
+  /** Creates the month rows that accounts of the batch lack, outside the transaction (visit-allowance.ts). */
+  private async ensureMonths(days: [month: string, totals: [string, number][]][]): Promise<void> {
+    for (const [month, totals] of days) {
+      const missing = totals.map(([account]) => account).filter((account) => account !== TRIAL_GROUP && !this.knownMonths.has(`${month}|${account}`));
+      if (missing.length === 0) continue;
+      await ensureMonths(this.db, this.dialect, month, missing);
+      if (this.knownMonths.size + missing.length > KNOWN_MONTHS_MAX) this.knownMonths.clear();
+      for (const account of missing) this.knownMonths.add(`${month}|${account}`);
+    }
+  }
+
+  async beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
+    await beat(this.db, instanceId, startedAt, now, flushedTo);
+  }
+
+  reapSilent(staleBefore: number, now: number, self: string): Promise<number> {
+    return this.db.transaction().execute((tx) => reapSilentInstances(tx, staleBefore, now, self));
+  }
+
+  async leave(instanceId: string): Promise<void> {
+    await this.db.deleteFrom('recorder_instances').where('id', '=', instanceId).execute();
+  }
+}
+
+/**
+ * The instance's row: its heartbeat, and with `flushedTo` the time before which all its visits are
+ * in. A new row (the first beat, or one after being reaped) starts from its first beat.
+ */
+async function beat(db: Kysely<AnalyticsDB>, id: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
+  await db
+    .insertInto('recorder_instances')
+    .values({ id, started_at: startedAt, beat_at: now, flushed_to: flushedTo ?? now })
+    .onConflict((oc) => oc.column('id').doUpdateSet(flushedTo === undefined ? { beat_at: now } : { beat_at: now, flushed_to: flushedTo }))
+    .execute();
+}

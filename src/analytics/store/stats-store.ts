@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../platform/database/database.js';
+import type { DayCounts, Gap, GapReason, StatsStore } from '../ports.js';
+import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
+import { parseCounts, PAST_VERSION } from './rollups.js';
+import { accountRecording } from './visit-allowance.js';
+
+/** Reads of the rollups (never of raw visits: there are none) and of recording allowances. */
+export class KyselyStatsStore implements StatsStore {
+  private readonly db: Kysely<AnalyticsDB>;
+
+  constructor(
+    database: Database,
+    private readonly freeVisitsPerMonth: number,
+  ) {
+    this.db = analyticsDb(database.db);
+  }
+
+  async days(linkId: string, fromDay: string, toDay: string, withCounts: boolean): Promise<DayCounts[]> {
+    const rows = await this.db
+      .selectFrom('visit_rollups')
+      .select(withCounts ? ['day', 's', 'q', 'counts'] : ['day', 's', 'q'])
+      .where('link_id', '=', linkId)
+      .where('day', '>=', fromDay)
+      .where('day', '<=', toDay)
+      .orderBy('day')
+      .execute();
+    return rows.map((r) => ({ day: r.day, s: Number(r.s), q: Number(r.q), counts: 'counts' in r ? parseCounts(r.counts as string) : {} }));
+  }
+
+  async gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]> {
+    const rows = await this.db
+      .selectFrom('visit_gaps')
+      .select(['from_ms', 'to_ms', 'reason'])
+      .where((eb) => eb.or([eb('link_id', '=', linkId), eb.and([eb('link_id', 'is', null), eb('to_ms', '>', createdAt)])]))
+      .where('to_ms', '>=', from)
+      .where('from_ms', '<=', to)
+      .orderBy('from_ms')
+      .execute();
+    return rows.map((r) => ({ from: Number(r.from_ms), to: Number(r.to_ms), reason: r.reason as GapReason }));
+  }
+
+  /**
+   * The oldest `flushed_to` of the instances' rows: an instance that died holds it back until it is
+   * reaped, which is right, since its unflushed visits are not counted (they become a gap).
+   */
+  async freshness(): Promise<{ refreshedAt: number | undefined; pastVersion: number }> {
+    const [covered, version] = await Promise.all([
+      this.db.selectFrom('recorder_instances').select((eb) => eb.fn.min<number>('flushed_to').as('at')).executeTakeFirst(),
+      this.db.selectFrom('analytics_state').select('value').where('name', '=', PAST_VERSION).executeTakeFirst(),
+    ]);
+    const at = covered?.at;
+    return { refreshedAt: at === null || at === undefined ? undefined : Number(at), pastVersion: Number(version?.value ?? 0) };
+  }
+
+  /** For the usage endpoint: visits recorded this UTC month, free visits left, unused pack visits. */
+  accountRecording(accountId: string, month: string): Promise<{ recordedThisMonth: number; freeLeft: number; packsLeft: number }> {
+    return accountRecording(this.db, this.freeVisitsPerMonth, accountId, month);
+  }
+}
