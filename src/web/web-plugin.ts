@@ -23,6 +23,13 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
+/**
+ * Swagger UI's page: its scripts and styles are files of the package, and React sets styles through the
+ * DOM, which the policy allows. The one <style> element its bundle writes is allowed by its hash (the
+ * browser tests fail on any refusal, so a new Swagger UI that writes another shows at once).
+ */
+const REFERENCE_CSP = CONTENT_SECURITY_POLICY.replace("style-src 'self'", "style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='");
+
 export interface WebOptions {
   /** The built website (`npm run build:web`); tests may point elsewhere. */
   dir?: string;
@@ -68,9 +75,7 @@ export async function webPlugin(app: FastifyInstance, options: WebOptions): Prom
     uiConfig: { validatorUrl: null, deepLinking: true, defaultModelsExpandDepth: 0 },
     theme: { title: 'API reference · Short links' },
     ...logo(dir),
-    // Swagger UI's own page: its scripts and styles are files of the package; React sets styles through
-    // the DOM, which a style-src without 'unsafe-inline' allows.
-    staticCSP: CONTENT_SECURITY_POLICY,
+    staticCSP: REFERENCE_CSP,
     transformSpecificationClone: true,
   });
 }
