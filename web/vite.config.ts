@@ -1,6 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import preact from '@preact/preset-vite';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -12,7 +15,7 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 export default defineConfig({
   root: here,
   base: '/',
-  plugins: [preact({ prerender: { enabled: false } })],
+  plugins: [preact({ prerender: { enabled: false } }), precompress()],
   build: {
     outDir: fileURLToPath(new URL('../dist/website', import.meta.url)),
     emptyOutDir: true,
@@ -23,3 +26,20 @@ export default defineConfig({
     sourcemap: false,
   },
 });
+
+/** Writes .br and .gz beside each asset once at build, for @fastify/static's preCompressed serving. */
+function precompress(): Plugin {
+  return {
+    name: 'precompress',
+    apply: 'build',
+    writeBundle(options, bundle) {
+      for (const name of Object.keys(bundle)) {
+        if (!/\.(js|css|svg)$/.test(name)) continue;
+        const file = path.join(options.dir!, name);
+        const content = fs.readFileSync(file);
+        fs.writeFileSync(`${file}.br`, brotliCompressSync(content));
+        fs.writeFileSync(`${file}.gz`, gzipSync(content, { level: 9 }));
+      }
+    },
+  };
+}

@@ -67,6 +67,8 @@ export async function webPlugin(app: FastifyInstance, options: WebOptions): Prom
       cacheControl: true,
       maxAge: '365d',
       immutable: true,
+      // .br and .gz files written beside each asset by the build (web/vite.config.ts).
+      preCompressed: true,
       schemaHide: true,
     });
   }

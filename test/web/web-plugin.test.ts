@@ -43,7 +43,7 @@ eachDatabase('the website over HTTP', (kind) => {
     }
   });
 
-  test('hashed assets are served with a year of immutable caching, and an unknown asset is 404', async () => {
+  test('hashed assets are served with a year of immutable caching, compressed, and an unknown asset is 404', async () => {
     const html = await (await get('/')).text();
     const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
     assert.ok(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css')));
@@ -54,6 +54,9 @@ eachDatabase('the website over HTTP', (kind) => {
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff', asset);
       assert.equal(Buffer.from(await res.arrayBuffer()).length, fs.statSync(path.join(WEBSITE_DIR, asset)).size, asset);
     }
+    const script = assets.find((a) => a.endsWith('.js'))!;
+    const compressed = await fetch(h.baseUrl + script, { headers: { 'accept-encoding': 'br' } });
+    assert.equal(compressed.headers.get('content-encoding'), 'br', 'compressed once at build, not per request');
     assert.equal((await get('/assets/no-such-file-abc123.js')).status, 404);
   });
 
