@@ -1,12 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { access } from '../platform/http/openapi.js';
 import { CSV_HEADER } from './csv.js';
 import type { StatsService } from './stats-service.js';
-import { access } from '../platform/http/openapi.js';
-import { COMMON_ERRORS, UuidParams, errorResponses } from '../platform/http/common-schemas.js';
+import { UuidParams } from '../platform/http/common-schemas.js';
+import { errorResponses, ref } from '../platform/http/openapi-responses.js';
+import { tags } from '../platform/http/openapi-document.js';
+import { LINK_EXPIRED, LINK_NOT_FOUND } from '../links/link-docs.js';
 import { Stats, StatsQuery } from './stats-schemas.js';
 import { API_LIMITS } from '../platform/api-limits.js';
 
-const csvDescription = `CSV (text/csv): header \`${CSV_HEADER}\`; one row per UTC day and dimension value (kind "visits"; dimensions source, country, device, browser, referrer, bot), then one row per gap (kind "gap").`;
+const csvDescription = `Counts are redirect requests, not people or confirmed scans; periods in which visits were not recorded are listed as gaps. With a key of the link’s account or the link’s own trial token; no credits.
+
+CSV (text/csv): header \`${CSV_HEADER}\`; one row per UTC day and dimension value (kind "visits"; dimensions source, country, device, browser, referrer, bot), then one row per gap (kind "gap").`;
 
 export const statsRoutes: FastifyPluginAsyncTypebox<{ stats: StatsService }> = async (app, { stats }) => {
   app.get(
@@ -14,15 +19,20 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ stats: StatsService }> = a
     {
       config: { trialToken: true },
       schema: {
-        tags: ['analytics'],
+        operationId: 'getLinkStats',
+        tags: tags('analytics'),
         summary: 'Private analytics of a link as JSON or CSV',
         description: csvDescription,
         ...access('analytics:read', { trialToken: true }),
         params: UuidParams,
         querystring: StatsQuery,
         response: {
-          200: { content: { 'application/json': { schema: Stats }, 'text/csv': { schema: { type: 'string' } } } },
-          ...errorResponses(...COMMON_ERRORS, 410),
+          200: {
+            description: 'The link’s analytics over the last `days` UTC days, as JSON or (`format=csv`) as a CSV attachment.',
+            headers: { 'Content-Disposition': { type: 'string', description: 'CSV only: `attachment; filename="…"`.' } },
+            content: { 'application/json': { schema: ref(Stats) }, 'text/csv': { schema: { type: 'string' } } },
+          },
+          ...errorResponses({ not_found: LINK_NOT_FOUND, link_expired: LINK_EXPIRED }),
         },
       },
     },

@@ -53,5 +53,5 @@ export const Stats = Type.Object(
     ),
     gaps: Type.Array(Gap, { description: 'Periods overlapping the window in which visits were not recorded' }),
   },
-  { additionalProperties: false, title: 'Stats' },
+  { additionalProperties: false, $id: 'Stats', title: 'Stats' },
 );

@@ -16,14 +16,14 @@ export const QuoteResult = Type.Object(
     quoteIsEstimate: Type.Optional(Type.Literal(true)),
     trackingDailyServiceLimit: Type.Optional(Type.Integer()),
   },
-  { additionalProperties: false, title: 'Quote' },
+  { additionalProperties: false, $id: 'Quote', title: 'Quote', description: 'An estimate of what an action would cost this key now; no field is always present.' },
 );
 
 export const CapacityBody = Type.Object({ maxCredits: IntegerConst(API_LIMITS.prices.packCredits) }, { additionalProperties: false });
 
 export const CapacityPack = Type.Object(
   { id: Type.String({ format: 'uuid' }), status: StringEnum(['active', 'refunded'] as const), credits: Type.Integer() },
-  { additionalProperties: false, title: 'CapacityPack' },
+  { additionalProperties: false, $id: 'CapacityPack', title: 'CapacityPack' },
 );
 
 
@@ -63,5 +63,5 @@ export const Usage = Type.Object(
       { additionalProperties: false },
     ),
   },
-  { additionalProperties: false, title: 'Usage' },
+  { additionalProperties: false, $id: 'Usage', title: 'Usage' },
 );

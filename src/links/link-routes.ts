@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { access } from '../platform/http/openapi.js';
 import { networkOf } from '../platform/network.js';
 import type { Services } from '../platform/http/services.js';
-import { COMMON_ERRORS, IdempotencyHeaders, UuidParams, errorResponses } from '../platform/http/common-schemas.js';
+import { IdempotencyHeaders, UuidParams } from '../platform/http/common-schemas.js';
+import { GENERAL, errorResponses, ok } from '../platform/http/openapi-responses.js';
+import { tags } from '../platform/http/openapi-document.js';
 import { CreateLinkBody, Link, LinkCreated, LinkList, ListQuery, PatchLinkBody } from './link-schemas.js';
-import { access } from '../platform/http/openapi.js';
 import { API_LIMITS } from '../platform/api-limits.js';
-
-const tags = ['links'];
+import { CREATE_LINK_DESCRIPTION, CREATE_LINK_ERRORS, LINK_NOT_FOUND, LINK_EXPIRED, TARGET_RULE } from './link-docs.js';
 
 export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { links, render } = services;
@@ -15,12 +16,14 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     '/links',
     {
       schema: {
-        tags,
+        operationId: 'createLink',
+        tags: tags('links'),
         summary: `Create a link (no Authorization header: a ${API_LIMITS.trial.lifetimeDays}-day trial link)`,
+        description: CREATE_LINK_DESCRIPTION,
         ...access('links:write', { anonymous: true }),
         headers: IdempotencyHeaders,
         body: CreateLinkBody,
-        response: { 200: LinkCreated, ...errorResponses(...COMMON_ERRORS) },
+        response: { 200: ok(LinkCreated, 'The saved link; a trial link also has its `trialToken`.'), ...errorResponses(CREATE_LINK_ERRORS) },
       },
     },
     async (request) => links.create(request.principal, request.body, request.headers['idempotency-key'], networkOf(request.ip), render),
@@ -30,11 +33,14 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     '/links',
     {
       schema: {
-        tags,
+        operationId: 'listLinks',
+        tags: tags('links'),
         summary: `List the account’s links, newest first, ${API_LIMITS.links.pageSize} a page`,
+        description:
+          '`offset` skips that many links; `hasMore` says whether another page follows. `search` keeps the links whose slug, target, title or tags contain it, ignoring case (`%` and `_` are plain characters).',
         ...access('links:read'),
         querystring: ListQuery,
-        response: { 200: LinkList, ...errorResponses(...COMMON_ERRORS) },
+        response: { 200: ok(LinkList, 'A page of the account’s links.'), ...errorResponses({}) },
       },
     },
     async (request) => {
@@ -48,11 +54,13 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       config: { trialToken: true },
       schema: {
-        tags,
+        operationId: 'getLink',
+        tags: tags('links'),
         summary: 'Read a link',
+        description: 'With a key of the link’s account, or with the link’s own trial token. Reads never return `trialToken`.',
         ...access('links:read', { trialToken: true }),
         params: UuidParams,
-        response: { 200: Link, ...errorResponses(...COMMON_ERRORS, 410) },
+        response: { 200: ok(Link, 'The link.'), ...errorResponses({ not_found: LINK_NOT_FOUND, link_expired: LINK_EXPIRED }) },
       },
     },
     async (request) => render(await links.access(request.principal, request.params.id, 'links:read')),
@@ -62,12 +70,23 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     '/links/:id',
     {
       schema: {
-        tags,
+        operationId: 'updateLink',
+        tags: tags('links'),
         summary: 'Edit a link or pause/resume it (optimistic concurrency on version)',
+        description:
+          'Send the `version` of the last read; omitted fields keep their values, and `version` rises by one on every successful edit. Neither URL changes, and no credits are spent. Only an account’s own links, active or paused, can be edited.',
         ...access('links:write'),
         params: UuidParams,
         body: PatchLinkBody,
-        response: { 200: Link, ...errorResponses(...COMMON_ERRORS) },
+        response: {
+          200: ok(Link, 'The link as edited.'),
+          ...errorResponses({
+            invalid_request: `${GENERAL.invalid_request} Also ${TARGET_RULE}`,
+            not_found: 'No link of the key’s account has this id.',
+            link_changed: '`version` is not the link’s current version: read it again.',
+            request_conflict: 'The link is suspended or deleted.',
+          }),
+        },
       },
     },
     async (request) => {

@@ -32,13 +32,43 @@ const linkProperties = {
   expiresAt: Type.Optional(Type.Integer({ description: 'Trial expiry, Unix milliseconds; absent for account links' })),
 };
 
-export const Link = Type.Object(linkProperties, { additionalProperties: false, $id: 'Link', title: 'Link' });
-export type LinkResponse = Static<typeof Link>;
+/**
+ * A closed schema cannot be extended (its `additionalProperties` would refuse `trialToken`), so the
+ * fields are one open component that Link and LinkCreated each close with `unevaluatedProperties`.
+ */
+export const LinkFields = Type.Object(linkProperties, {
+  $id: 'LinkFields',
+  title: 'LinkFields',
+  description: 'The fields of a link. Responses use Link or LinkCreated, which allow no other property.',
+});
+export type LinkResponse = Static<typeof LinkFields>;
 
-export const LinkCreated = Type.Object(
-  { ...linkProperties, trialToken: Type.Optional(Type.String({ description: 'Trial creation and its replay only' })) },
-  { additionalProperties: false, title: 'LinkCreated' },
-);
+export const Link = Type.Unsafe<LinkResponse>({
+  $id: 'Link',
+  title: 'Link',
+  description: 'A saved link: its short URL (/s/) and tracked QR URL (/q/) redirect to its target.',
+  allOf: [{ $ref: 'LinkFields' }],
+  unevaluatedProperties: false,
+});
+
+export const LinkCreated = Type.Unsafe<LinkResponse & { trialToken?: string }>({
+  $id: 'LinkCreated',
+  title: 'LinkCreated',
+  description: 'The result of a link creation: a Link, plus `trialToken` for a trial link.',
+  allOf: [
+    { $ref: 'LinkFields' },
+    {
+      type: 'object',
+      properties: {
+        trialToken: {
+          type: 'string',
+          description: 'A trial link’s token, sent as X-Service-Trial-Token to read it; only in the trial creation’s response and its replay, never in reads. Keep it private.',
+        },
+      },
+    },
+  ],
+  unevaluatedProperties: false,
+});
 
 export const CreateLinkBody = Type.Object(
   {
@@ -80,7 +110,7 @@ export const ListQuery = Type.Object(
 
 export const LinkList = Type.Object(
   { links: Type.Array(Type.Ref('Link')), hasMore: Type.Boolean() },
-  { additionalProperties: false, title: 'LinkList' },
+  { additionalProperties: false, $id: 'LinkList', title: 'LinkList', description: 'A page of links, newest first.' },
 );
 
 export const TrialAllowance = Type.Object(
@@ -92,5 +122,5 @@ export const TrialAllowance = Type.Object(
     resetAt: Type.Integer({ description: 'Unix milliseconds (next midnight UTC)' }),
     sharedCapacity: Type.Literal(true),
   },
-  { additionalProperties: false, title: 'TrialAllowance' },
+  { additionalProperties: false, $id: 'TrialAllowance', title: 'TrialAllowance' },
 );

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { access } from '../platform/http/openapi.js';
 import { API_LIMITS } from '../platform/api-limits.js';
 import { networkOf } from '../platform/network.js';
 import type { Services } from '../platform/http/services.js';
-import { errorResponses } from '../platform/http/common-schemas.js';
+import { errorResponses, ok } from '../platform/http/openapi-responses.js';
+import { tags } from '../platform/http/openapi-document.js';
 import { TrialAllowance } from './link-schemas.js';
-import { access } from '../platform/http/openapi.js';
 
 export const trialRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   app.get(
@@ -12,10 +13,13 @@ export const trialRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: { public: true },
       schema: {
-        tags: ['trial'],
+        operationId: 'getTrialAllowance',
+        tags: tags('trial'),
         summary: 'Remaining no-key trial allowance of the caller’s network',
+        description:
+          'No credentials needed; any sent are ignored. The allowance resets at midnight UTC, and the service’s shared daily trial capacity may still run out before it is used.',
         ...access(null),
-        response: { 200: TrialAllowance, ...errorResponses(429, 503) },
+        response: { 200: ok(TrialAllowance, 'The network’s trial allowance today.'), ...errorResponses({}) },
       },
     },
     async (request) => {

@@ -1,9 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { access } from '../platform/http/openapi.js';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../platform/errors.js';
 import { renderQr } from './render-qr.js';
-import { access } from '../platform/http/openapi.js';
-import { COMMON_ERRORS, UuidParams, errorResponses } from '../platform/http/common-schemas.js';
+import { UuidParams } from '../platform/http/common-schemas.js';
+import { GENERAL, errorResponses } from '../platform/http/openapi-responses.js';
+import { tags } from '../platform/http/openapi-document.js';
+import { LINK_EXPIRED, LINK_NOT_FOUND } from '../links/link-docs.js';
 import { QrBody, QrSvg } from './qr-schemas.js';
 import type { Services } from '../platform/http/services.js';
 
@@ -21,13 +24,24 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
       config: { trialToken: true },
       preValidation: emptyBodyIsEmptyObject,
       schema: {
-        tags: ['qr'],
+        operationId: 'exportLinkQr',
+        tags: tags('qr'),
         summary: 'Export the link’s tracked QR code (its /q/ URL) as a styled SVG; no credits',
+        description:
+          'With a key of the link’s account or the link’s own trial token, for an active link. The body may be omitted (every field has a default). Error correction and the quiet zone are the renderer’s; no image is ever fetched or stored.',
         ...access('qr:read', { trialToken: true }),
         params: UuidParams,
         body: QrBody,
         'x-body-optional': true,
-        response: { 200: QrSvg, ...errorResponses(...COMMON_ERRORS, 410) },
+        response: {
+          200: QrSvg,
+          ...errorResponses({
+            invalid_request: `${GENERAL.invalid_request} Also: colours that break the colour rules (body description), or a \`logoPng\` that is not a PNG data URL of at most 512×512 pixels.`,
+            not_found: LINK_NOT_FOUND,
+            request_conflict: 'The link is not active (paused, suspended or deleted).',
+            link_expired: LINK_EXPIRED,
+          }),
+        },
       },
     },
     async (request, reply) => {

@@ -37,5 +37,9 @@ export type QrBodyInput = Static<typeof QrBody>;
 /** 200 of the QR export: the SVG document itself, not JSON. */
 export const QrSvg = {
   description: 'The QR code as an SVG document (quiet zone included; width, height and viewBox equal `size`)',
+  headers: {
+    'Content-Security-Policy': { type: 'string', const: "default-src 'none'; img-src data:", description: 'Nothing in the document may run or load anything but its embedded logo.' },
+    'X-Content-Type-Options': { type: 'string', const: 'nosniff' },
+  },
   content: { 'image/svg+xml': { schema: Type.String({ description: 'SVG document' }) } },
 };

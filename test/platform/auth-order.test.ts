@@ -51,7 +51,9 @@ eachDatabase('credentials are judged before the input', (kind) => {
 
   test('constants of the OpenAPI document are integers where the API says integer', async () => {
     const doc = (await h.request('GET', '/openapi.json')).body;
-    const trial = doc.paths['/trial'].get.responses['200'].content['application/json'].schema.properties;
+    // The answer is a $ref to its component (#/components/schemas/<name>).
+    const component = doc.paths['/trial'].get.responses['200'].content['application/json'].schema.$ref.split('/').pop();
+    const trial = doc.components.schemas[component].properties;
     assert.deepEqual([trial.dailyLinks.type, trial.expiresAfterDays.type], ['integer', 'integer']);
     const capacity = doc.paths['/links/capacity'].post.requestBody.content['application/json'].schema.properties;
     assert.equal(capacity.maxCredits.type, 'integer');

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { commands } from '../../src/cli/commands.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { openDatabase } from '../../src/platform/database/database.js';
+import { ERROR_STATUS } from '../../src/platform/errors.js';
 import { freshDatabaseUrl } from '../helpers/databases.js';
 import { ALL_SCOPES, Harness } from '../helpers/harness.js';
 
@@ -216,7 +217,9 @@ describe('the server process', () => {
       title: 'Error',
       type: 'object',
       required: ['error'],
-      properties: { error: { description: doc.components.schemas.ErrorBody.properties.error.description, type: 'string' } },
+      properties: {
+        error: { description: doc.components.schemas.ErrorBody.properties.error.description, type: 'string', enum: Object.keys(ERROR_STATUS) },
+      },
     });
   });
 

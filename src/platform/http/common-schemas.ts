@@ -1,5 +1,5 @@
-import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import type { ErrorCode } from '../errors.js';
+import { Type, type TUnsafe } from '@sinclair/typebox';
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 
 /** A string enum as a plain JSON-schema `enum` (TypeBox unions would become anyOf in the OpenAPI document). */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> =>
@@ -12,19 +12,9 @@ export const IntegerConst = <const N extends number>(value: N): TUnsafe<N> => Ty
 export const Count = (description: string) => Type.Integer({ minimum: 0, description });
 
 export const ErrorBody = Type.Object(
-  { error: Type.String({ description: 'Error value from the catalog (docs/errors.md)' }) },
+  { error: StringEnum(Object.keys(ERROR_STATUS) as ErrorCode[], { description: 'Error value from the catalog (docs/errors.md)' }) },
   { additionalProperties: false, $id: 'ErrorBody', title: 'Error' },
 );
-
-const ref = Type.Ref('ErrorBody');
-
-/** Error responses of a route, for the OpenAPI document and the serializer. */
-export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  return Object.fromEntries(statuses.map((s) => [s, ref]));
-}
-
-/** API.md part 4: every endpoint may answer these. */
-export const COMMON_ERRORS = [400, 401, 402, 403, 404, 409, 429, 503] as const;
 
 export const UuidParams = Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
 

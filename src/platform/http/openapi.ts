@@ -1,43 +1,36 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ErrorBody } from './common-schemas.js';
-import { Link } from '../../links/link-schemas.js';
+import { completeResponses, type DocumentOperation } from './openapi-responses.js';
+import { OPENAPI_INFO, OPENAPI_TAGS, RESPONSE_HEADERS, SECURITY_SCHEMES } from './openapi-document.js';
+import { Link, LinkCreated, LinkFields, LinkList, TrialAllowance } from '../../links/link-schemas.js';
+import { CapacityPack, QuoteResult, Usage } from '../../billing/billing-schemas.js';
+import { Stats } from '../../analytics/stats-schemas.js';
+
+/** The shapes the document names: each is one entry of `components.schemas`, and routes `$ref` it. */
+const COMPONENTS = [ErrorBody, LinkFields, Link, LinkCreated, LinkList, TrialAllowance, Usage, QuoteResult, Stats, CapacityPack];
 
 /**
  * The OpenAPI document is generated from the same TypeBox schemas that validate requests and
- * serialize responses. Scopes are listed per operation in `security` (OpenAPI 3.1 allows role names
- * for non-OAuth schemes) and repeated in `x-scopes`.
+ * serialize responses; the route options add what each operation means (operationId, tags, texts,
+ * its own error conditions). What the service does on every operation is added here once: the errors
+ * every operation may answer, 401/403 as the operation's security implies, and the response headers.
  */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
-  app.addSchema(ErrorBody);
-  app.addSchema(Link);
+  for (const schema of COMPONENTS) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'Short Links, Tracked QR and Analytics API',
-        version: '1.1.0',
-        description: 'Beta. Error bodies are exactly {"error": value}; see docs/errors.md for the catalog.',
-      },
+      info: OPENAPI_INFO,
       servers: [{ url: '/api/v1' }],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'Account key: shl_live_…' },
-          trialToken: { type: 'apiKey', in: 'header', name: 'X-Service-Trial-Token' },
-        },
-      },
+      tags: OPENAPI_TAGS,
+      components: { securitySchemes: SECURITY_SCHEMES, headers: RESPONSE_HEADERS },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    // @fastify/swagger marks every body schema as required; a route whose body may be omitted says
-    // so with `x-body-optional`, and the document is corrected here.
     transformObject: (documents) => {
       const document = (documents as { openapiObject: OpenApiDocument }).openapiObject;
       for (const operations of Object.values(document.paths ?? {})) {
-        for (const operation of Object.values(operations)) {
-          if (!operation['x-body-optional']) continue;
-          delete operation['x-body-optional'];
-          if (operation.requestBody) operation.requestBody.required = false;
-        }
+        for (const operation of Object.values(operations)) completeOperation(operation);
       }
       return document as never;
     },
@@ -48,8 +41,23 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
   });
 }
 
+interface OpenApiOperation extends DocumentOperation {
+  'x-body-optional'?: boolean;
+  requestBody?: { required?: boolean };
+}
+
 interface OpenApiDocument {
-  paths?: Record<string, Record<string, { 'x-body-optional'?: boolean; requestBody?: { required?: boolean } }>>;
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+}
+
+function completeOperation(operation: OpenApiOperation): void {
+  // @fastify/swagger marks every body schema as required; a route whose body may be omitted says so
+  // with `x-body-optional`.
+  if (operation['x-body-optional']) {
+    delete operation['x-body-optional'];
+    if (operation.requestBody) operation.requestBody.required = false;
+  }
+  completeResponses(operation);
 }
 
 /**
