@@ -1,11 +1,18 @@
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { BACKGROUND_NICE } from './background-threads.js';
+
+/**
+ * The checkpoint thread's scheduling priority (nice): below the event loop's, so on a busy core the
+ * kernel runs the redirects first and the checkpoints in the time they leave (at 10 a thread gets
+ * about a tenth of a saturated core). On Linux a thread's nice value is its own, so setting it in the
+ * thread leaves the event loop's thread as it is.
+ */
+const CHECKPOINT_NICE = 10;
 
 /**
  * Runs in the worker thread (CommonJS, from a string: no file to find next to the compiled or the
- * TypeScript sources), below the event loop's priority (background-threads.ts). Its own connection
+ * TypeScript sources), below the event loop's priority (CHECKPOINT_NICE). Its own connection
  * copies the log into the database file every interval; PASSIVE never waits for readers or the
  * writer, it copies what it can.
  */
@@ -57,7 +64,7 @@ export class Checkpointer {
 
   private start(): Worker {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const workerData = { file: this.file, driver, intervalMs: this.intervalMs, nice: BACKGROUND_NICE };
+    const workerData = { file: this.file, driver, intervalMs: this.intervalMs, nice: CHECKPOINT_NICE };
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
     // A worker that fails leaves checkpoints to the writing connection's automatic limit until the next.
     worker.on('error', (error) => this.onError(error));
