@@ -18,20 +18,18 @@ export default function KeysPage() {
         <a href="/api/reference">API reference</a> describes every endpoint.
       </p>
       {created && <NewKey created={created} onDone={() => setCreated(undefined)} />}
-      <div class="columns">
-        <KeyForm
-          onCreated={(key) => {
-            setCreated(key);
-            void keys.reload();
-          }}
-        />
-        <section aria-labelledby="keys-heading" class="wide">
-          <h2 id="keys-heading">Your keys</h2>
-          <Busy busy={keys.loading && keys.data === undefined} text="Loading your keys…" />
-          <ErrorMessage error={keys.error} />
-          {keys.data && <KeyList keys={keys.data.keys} onRevoked={keys.reload} />}
-        </section>
-      </div>
+      <section aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Your keys</h2>
+        <Busy busy={keys.loading && keys.data === undefined} text="Loading your keys…" />
+        <ErrorMessage error={keys.error} />
+        {keys.data && <KeyList keys={keys.data.keys} onRevoked={keys.reload} />}
+      </section>
+      <KeyForm
+        onCreated={(key) => {
+          setCreated(key);
+          void keys.reload();
+        }}
+      />
     </section>
   );
 }

@@ -45,9 +45,14 @@ export function BuyPack({ usage, onBought }: { usage: Usage; onBought: () => Pro
   return (
     <div>
       <div role="status">{bought && <Notice kind="success">Capacity pack bought: {formatNumber(visits)} more visits can be recorded.</Notice>}</div>
-      <button type="button" class="primary" onClick={open}>
-        Buy capacity pack
-      </button>
+      <p class="actions">
+        <button type="button" class="primary" onClick={open}>
+          Buy capacity pack
+        </button>
+        <span>
+          {formatNumber(visits)} more recorded visits for {price} credits
+        </span>
+      </p>
       <ConfirmDialog
         open={confirming}
         title="Buy a capacity pack?"

@@ -33,7 +33,7 @@ export function KeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void })
   };
   const toggle = (scope: Scope, on: boolean) => setScopes((old) => new Set(SCOPES.filter((s) => (s === scope ? on : old.has(s)))));
   return (
-    <form onSubmit={submitted(submit)} aria-labelledby="create-key-heading">
+    <form class="form-block" onSubmit={submitted(submit)} aria-labelledby="create-key-heading">
       <h2 id="create-key-heading">Create a key</h2>
       <Field label="Name" name="name" required maxLength={100} value={name} onValue={setName} hint="Says where the key is used, for example “newsletter script”." />
       <fieldset>

@@ -40,7 +40,7 @@ export function KeyList({ keys, onRevoked }: { keys: KeySummary[]; onRevoked: ()
               <th scope="row" id={`key-${key.id}`} data-label="Name">
                 {key.name || 'Unnamed key'}
               </th>
-              <td data-label="Key" class="mono">
+              <td data-label="Key" class="mono nowrap">
                 {key.prefix}…{key.last4}
               </td>
               <td data-label="Scopes">{key.scopes.join(', ')}</td>
