@@ -15,8 +15,8 @@ async function main(): Promise<void> {
     database,
     logger: {
       level: config.logLevel,
-      // Never log credentials, even if a future log line includes headers.
-      redact: ['req.headers.authorization', `req.headers["${TRIAL_TOKEN_HEADER.toLowerCase()}"]`],
+      // Never log credentials or bodies (passwords travel in them), even if a future log line includes a request.
+      redact: ['req.headers.authorization', `req.headers["${TRIAL_TOKEN_HEADER.toLowerCase()}"]`, 'req.headers.cookie', 'req.body', 'res.headers["set-cookie"]'],
     },
   });
   let closing = false;
