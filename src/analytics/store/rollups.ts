@@ -16,16 +16,14 @@ const ROWS_PER_STATEMENT = 200;
 /** Lets pending redirects be answered between two statements of a long flush. */
 export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Counts from their JSON, with value maps that have no prototype (a value may be `__proto__`). */
-export function parseCounts(text: string): Counts {
-  const counts = JSON.parse(text) as Counts;
-  // JSON.parse makes own properties, so `__proto__` is kept; copied into a map without a prototype it
-  // stays an ordinary key.
-  for (const dimension of Object.keys(counts) as Dimension[]) counts[dimension] = Object.assign(valueMap(), counts[dimension]);
-  return counts;
-}
+/**
+ * Counts from their JSON, to be read only. JSON.parse makes a value named `__proto__` an own property,
+ * which reads back like any other; assigned into a plain object it would set the prototype instead, so
+ * sums go into maps without one (addCounts).
+ */
+export const parseCounts = (text: string): Counts => JSON.parse(text) as Counts;
 
-/** Adds the counts of `from` (of the dimensions named, or all) to `into`. */
+/** Adds the counts of `from` (of the dimensions named, or all) to `into`, whose value maps have no prototype. */
 export function addCounts(into: Counts, from: Counts, dimensions?: readonly Dimension[]): Counts {
   for (const dimension of Object.keys(from) as Dimension[]) {
     if (dimensions !== undefined && !dimensions.includes(dimension)) continue;
@@ -73,7 +71,7 @@ export async function addToRollups(tx: Tx, dialect: Dialect, recorded: Recorded[
     const before = new Map(stored.map((row) => [`${row.link_id}|${row.day}`, row.counts]));
     const rows = chunk.map(({ linkId, day, counts }) => {
       const known = before.get(`${linkId}|${day}`);
-      const sum = known === undefined ? counts : addCounts(parseCounts(known), counts);
+      const sum = known === undefined ? counts : addCounts(counts, parseCounts(known));
       return [linkId, day, sum.source?.s ?? 0, sum.source?.q ?? 0, JSON.stringify(sum)];
     });
     // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
