@@ -74,23 +74,12 @@ export async function webPlugin(app: FastifyInstance, options: WebOptions): Prom
   }
   await app.register(swaggerUi, {
     routePrefix: '/api/reference',
-    uiConfig: { validatorUrl: null, deepLinking: true, defaultModelsExpandDepth: 0 },
+    // BaseLayout: without Swagger UI's top bar (an unlabelled URL field to load any other document).
+    uiConfig: { validatorUrl: null, deepLinking: true, defaultModelsExpandDepth: 0, layout: 'BaseLayout' },
     theme: { title: 'API reference · Short links' },
-    ...logo(dir),
     staticCSP: REFERENCE_CSP,
     transformSpecificationClone: true,
   });
-}
-
-/** The website's own mark in Swagger UI's top bar, from the build (Swagger UI's is used without one). */
-function logo(dir: string): { logo?: { type: string; content: Buffer; href: string } } {
-  try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, '.vite/manifest.json'), 'utf8')) as Record<string, { file: string }>;
-    const file = manifest['favicon.svg']?.file;
-    return file ? { logo: { type: 'image/svg+xml', content: fs.readFileSync(path.join(dir, file)), href: '/' } } : {};
-  } catch {
-    return {};
-  }
 }
 
 /** The shell is read once: it is small, and it changes only with a new build (and a restart). */
