@@ -22,6 +22,8 @@ import { healthRoutes } from './platform/operations/health.js';
 import { toLinkResponse } from './links/link-response.js';
 import { installMetrics } from './platform/operations/metrics.js';
 import { installAuth } from './platform/auth/auth-plugin.js';
+import { apiKeyResolver } from './platform/auth/api-key-resolver.js';
+import { trialTokenResolver } from './platform/auth/trial-token-resolver.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/error-handling.js';
 import { installOpenApi } from './platform/http/openapi.js';
 import { installLoadShedding, watchDatabase, watchPressure, type PressureProbe } from './limits/load-shedding.js';
@@ -231,13 +233,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       installLoadShedding(api, pressure, config.protection, refusals);
       // Per-network limit (onRequest) before authentication, so a caller over it costs no database query.
       installRateLimits(api, { limiter, limits: config.limits, edgeLocation: config.edgeLocation, networkSecret, now, refusals });
-      installAuth(api, { keys: accounts, links: linkStore });
+      // Asked in this order: a request's Authorization header decides before any other credential.
+      installAuth(api, [apiKeyResolver(accounts, now, app.log), trialTokenResolver(linkStore)]);
       await api.register(linkRoutes, { services });
       await api.register(qrRoutes, { services });
       await api.register(trialRoutes, { services });
       await api.register(billingRoutes, { services });
       await api.register(statsRoutes, { stats: analytics.stats });
-      api.get('/openapi.json', { schema: { hide: true }, config: { public: true, rateLimit: false } }, async () => app.swagger());
+      api.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public', rateLimit: false } }, async () => app.swagger());
     },
     { prefix: '/api/v1' },
   );

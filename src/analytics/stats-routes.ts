@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { access } from '../platform/http/openapi.js';
 import { CSV_HEADER } from './csv.js';
 import type { StatsService } from './stats-service.js';
 import { UuidParams } from '../platform/http/common-schemas.js';
@@ -17,13 +16,12 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ stats: StatsService }> = a
   app.get(
     '/links/:id/stats',
     {
-      config: { trialToken: true },
+      config: { auth: { scope: 'analytics:read', trialToken: true } },
       schema: {
         operationId: 'getLinkStats',
         tags: tags('analytics'),
         summary: 'Private analytics of a link as JSON or CSV',
         description: csvDescription,
-        ...access('analytics:read', { trialToken: true }),
         params: UuidParams,
         querystring: StatsQuery,
         response: {

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { access } from '../platform/http/openapi.js';
 import { networkOf } from '../platform/network.js';
 import { CapacityBody, CapacityPack, QuoteBody, QuoteResult, Usage } from './billing-schemas.js';
 import { IdempotencyHeaders } from '../platform/http/common-schemas.js';
@@ -16,12 +15,12 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.get(
     '/account/usage',
     {
+      config: { auth: { scope: 'links:read' } },
       schema: {
         operationId: 'getUsage',
         tags: tags('account'),
         summary: 'Allowances, balance, key budget and prices',
         description: 'The UTC month so far, for the whole account (website, API and every key), and the calling key’s own budget and spending.',
-        ...access('links:read'),
         response: { 200: ok(Usage, 'The account’s usage this UTC month.'), ...errorResponses({}) },
       },
     },
@@ -31,12 +30,12 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.post(
     '/quotes',
     {
+      config: { auth: { scope: 'links:read' } },
       schema: {
         operationId: 'createQuote',
         tags: tags('account'),
         summary: 'Estimate what an action would cost this key now (reserves nothing)',
         description: `\`link.create\`: one link (free while free links remain, else ${prices.extraLinkCredits} credits); \`tracking.purchase\`: one capacity pack (${prices.packCredits} credits). An estimate: the shared free allowance may be used up before the action, and the final spend must stay within \`maxCredits\`, the key’s monthly budget and the balance. \`canSpend\` says whether this key could perform the action now, scopes included.`,
-        ...access('links:read'),
         body: QuoteBody,
         response: { 200: ok(QuoteResult, 'The quote.'), ...errorResponses({}) },
       },
@@ -47,12 +46,12 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.post(
     '/links/capacity',
     {
+      config: { auth: { scope: 'credits:spend' } },
       schema: {
         operationId: 'buyCapacityPack',
         tags: tags('account'),
         summary: `Buy ${formatCount(API_LIMITS.prices.packVisits)} recorded visits for ${API_LIMITS.prices.packCredits} purchased credits`,
         description: `Paid with purchased credits only. Unused visits carry forward to later months; recording stays within the service’s shared daily ceiling (${formatCount(defaults.trackingDailyLimit)} visits by default). **Idempotency-Key** (required): the same key with the identical payload, from the same network on the same UTC day, returns the first result again; after an uncertain result, retry with the same key, never a new one.`,
-        ...access('credits:spend'),
         headers: IdempotencyHeaders,
         body: CapacityBody,
         response: {

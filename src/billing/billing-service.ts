@@ -5,7 +5,7 @@ import { AppError, RuleError } from '../platform/errors.js';
 import type { IdempotencyGuard } from '../platform/idempotency/idempotency-guard.js';
 import { networkHash } from '../platform/network.js';
 import type { CreditStore, PackRecord, PackStore, RecordingUsage, UsageStore } from '../links/ports.js';
-import { requireKey, type KeyPrincipal, type Principal } from '../platform/auth/principal.js';
+import { requireAccount, spendingKey, type AccountCaller, type Principal } from '../platform/auth/principal.js';
 import { withReservation } from './spending.js';
 import { nextUtcMonthStart, utcDay, utcMonth, utcMonthStart, type Clock } from '../platform/time.js';
 
@@ -39,14 +39,15 @@ export class BillingService {
 
   /** POST /links/capacity: a capacity pack for its price in purchased credits, idempotent. */
   async purchasePack<R>(principal: Principal, idempotencyKey: string, network: string, payload: object, render: (pack: PackRecord) => R): Promise<R> {
-    const key = requireKey(principal, 'credits:spend');
+    const caller = requireAccount(principal, 'credits:spend');
+    const key = spendingKey(caller);
     const now = this.deps.now();
     const net = networkHash(this.deps.networkSecret, network);
     const claim = this.deps.idempotency.claim({
       op: 'POST /links/capacity',
-      caller: `account:${key.accountId}`,
+      caller: `account:${caller.accountId}`,
       idempotencyKey,
-      sender: key.keyId,
+      sender: key.id,
       payload,
       network: net,
       day: utcDay(now),
@@ -54,12 +55,12 @@ export class BillingService {
     });
     // The claim comes first: a replay, or a duplicate in flight on any instance, reserves nothing.
     return this.deps.idempotency.run(claim, async () => {
-      const request = { accountId: key.accountId, keyId: key.keyId, budget: key.budget, month: utcMonth(now), amount: prices.packCredits, purpose: 'pack' as const, now };
+      const request = { accountId: caller.accountId, keyId: key.id, budget: key.budget, month: utcMonth(now), amount: prices.packCredits, purpose: 'pack' as const, now };
       const result = await withReservation(this.deps.credits, request, (reservationId) =>
         this.deps.packs.create({
           claim,
           reservationId,
-          pack: { id: crypto.randomUUID(), accountId: key.accountId, credits: prices.packCredits, visits: prices.packVisits, createdAt: now },
+          pack: { id: crypto.randomUUID(), accountId: caller.accountId, credits: prices.packCredits, visits: prices.packVisits, createdAt: now },
           render: (pack) => JSON.stringify(render(pack)),
         }),
       );
@@ -69,12 +70,12 @@ export class BillingService {
 
   /** POST /quotes: what the action would cost this key now, from live state, reserving nothing. */
   async quote(principal: Principal, action: QuoteAction) {
-    const key = requireKey(principal, 'links:read');
-    const state = await this.spendingState(key);
+    const caller = requireAccount(principal, 'links:read');
+    const state = await this.spendingState(caller);
     const price = action === 'link.create' ? prices.extraLinkCredits : prices.packCredits;
     const credits = action === 'link.create' && state.freeLinks > 0 ? 0 : price;
-    const affordable = credits === 0 || (key.scopes.has('credits:spend') && state.purchasedAvailable >= credits && state.budgetRemaining >= credits);
-    const permitted = action === 'link.create' ? key.scopes.has('links:write') : key.scopes.has('credits:spend');
+    const affordable = credits === 0 || (caller.scopes.has('credits:spend') && state.purchasedAvailable >= credits && state.budgetRemaining >= credits);
+    const permitted = action === 'link.create' ? caller.scopes.has('links:write') : caller.scopes.has('credits:spend');
     return {
       action,
       credits,
@@ -90,13 +91,13 @@ export class BillingService {
 
   /** GET /account/usage. */
   async usage(principal: Principal) {
-    const key = requireKey(principal, 'links:read');
+    const caller = requireAccount(principal, 'links:read');
     const now = this.deps.now();
     const month = utcMonth(now);
     const [state, linkCounts, recording] = await Promise.all([
-      this.spendingState(key),
-      this.deps.usage.linkCounts(key.accountId, utcMonthStart(now)),
-      this.deps.recording.accountRecording(key.accountId, month),
+      this.spendingState(caller),
+      this.deps.usage.linkCounts(caller.accountId, utcMonthStart(now)),
+      this.deps.recording.accountRecording(caller.accountId, month),
     ]);
     return {
       month,
@@ -109,25 +110,25 @@ export class BillingService {
         packsLeft: recording.packsLeft,
       },
       purchasedBalance: state.purchasedAvailable,
-      keyBudget: key.budget,
+      keyBudget: caller.key?.budget ?? null,
       keySpent: state.keySpent,
       pricing: pricing(this.deps.limits),
     };
   }
 
-  private async spendingState(key: KeyPrincipal) {
+  private async spendingState({ accountId, key }: AccountCaller) {
     const month = utcMonth(this.deps.now());
     const [balance, keySpent, freeUsed] = await Promise.all([
-      this.deps.credits.balance(key.accountId),
-      this.deps.credits.keySpent(key.keyId, month),
-      this.deps.usage.freeLinksUsed(key.accountId, month),
+      this.deps.credits.balance(accountId),
+      key === null ? 0 : this.deps.credits.keySpent(key.id, month),
+      this.deps.usage.freeLinksUsed(accountId, month),
     ]);
     const purchasedAvailable = balance.purchased - balance.reserved;
     return {
       purchasedAvailable,
       keySpent,
-      // A key without a budget is limited by the balance alone, so that is what remains of it.
-      budgetRemaining: key.budget === null ? purchasedAvailable : Math.max(0, key.budget - keySpent),
+      // A key without a budget (or a session) is limited by the balance alone, so that is what remains of it.
+      budgetRemaining: key === null || key.budget === null ? purchasedAvailable : Math.max(0, key.budget - keySpent),
       freeLinks: Math.max(0, this.deps.limits.freeLinksPerMonth - freeUsed),
     };
   }

@@ -6,6 +6,7 @@ import type { Clock } from '../platform/time.js';
 import type { RateLimiter } from './redis-rate-limiter.js';
 import type { RefusalCounts } from '../platform/operations/counts.js';
 import { sendError } from '../platform/http/error-handling.js';
+import { accountOf } from '../platform/auth/principal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -47,8 +48,9 @@ export function installRateLimits(api: FastifyInstance, options: RateLimitOption
   });
 
   api.addHook('preValidation', async (request, reply) => {
-    if (request.routeOptions.config.rateLimit === false || request.principal?.kind !== 'key') return;
-    const result = await limiter.check(`rl:${edgeLocation}:acct:${request.principal.accountId}`, limits.rateLimitPerAccount, now());
+    const accountId = request.principal && accountOf(request.principal);
+    if (request.routeOptions.config.rateLimit === false || accountId === undefined) return;
+    const result = await limiter.check(`rl:${edgeLocation}:acct:${accountId}`, limits.rateLimitPerAccount, now());
     return apply(request, reply, 'account', result, refusals);
   });
 }

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { access } from '../platform/http/openapi.js';
 import { networkOf } from '../platform/network.js';
 import type { Services } from '../platform/http/services.js';
 import { IdempotencyHeaders, UuidParams } from '../platform/http/common-schemas.js';
@@ -15,12 +14,12 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   app.post(
     '/links',
     {
+      config: { auth: { scope: 'links:write', anonymous: true } },
       schema: {
         operationId: 'createLink',
         tags: tags('links'),
         summary: `Create a link (no Authorization header: a ${API_LIMITS.trial.lifetimeDays}-day trial link)`,
         description: CREATE_LINK_DESCRIPTION,
-        ...access('links:write', { anonymous: true }),
         headers: IdempotencyHeaders,
         body: CreateLinkBody,
         response: { 200: ok(LinkCreated, 'The saved link; a trial link also has its `trialToken`.'), ...errorResponses(CREATE_LINK_ERRORS) },
@@ -32,13 +31,13 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   app.get(
     '/links',
     {
+      config: { auth: { scope: 'links:read' } },
       schema: {
         operationId: 'listLinks',
         tags: tags('links'),
         summary: `List the account’s links, newest first, ${API_LIMITS.links.pageSize} a page`,
         description:
           '`offset` skips that many links; `hasMore` says whether another page follows. `search` keeps the links whose slug, target, title or tags contain it, ignoring case (`%` and `_` are plain characters).',
-        ...access('links:read'),
         querystring: ListQuery,
         response: { 200: ok(LinkList, 'A page of the account’s links.'), ...errorResponses({}) },
       },
@@ -52,13 +51,12 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   app.get(
     '/links/:id',
     {
-      config: { trialToken: true },
+      config: { auth: { scope: 'links:read', trialToken: true } },
       schema: {
         operationId: 'getLink',
         tags: tags('links'),
         summary: 'Read a link',
         description: 'With a key of the link’s account, or with the link’s own trial token. Reads never return `trialToken`.',
-        ...access('links:read', { trialToken: true }),
         params: UuidParams,
         response: { 200: ok(Link, 'The link.'), ...errorResponses({ not_found: LINK_NOT_FOUND, link_expired: LINK_EXPIRED }) },
       },
@@ -69,13 +67,13 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   app.patch(
     '/links/:id',
     {
+      config: { auth: { scope: 'links:write' } },
       schema: {
         operationId: 'updateLink',
         tags: tags('links'),
         summary: 'Edit a link or pause/resume it (optimistic concurrency on version)',
         description:
           'Send the `version` of the last read; omitted fields keep their values, and `version` rises by one on every successful edit. Neither URL changes, and no credits are spent. Only an account’s own links, active or paused, can be edited.',
-        ...access('links:write'),
         params: UuidParams,
         body: PatchLinkBody,
         response: {

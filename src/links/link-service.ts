@@ -6,7 +6,7 @@ import type { EventBus, LinkEvent } from '../platform/events.js';
 import { networkHash } from '../platform/network.js';
 import type { IdempotencyGuard } from '../platform/idempotency/idempotency-guard.js';
 import type { CreateLinkCommand, CreditStore, LinkChanges, LinkRecord, LinkStore, StoredResult } from './ports.js';
-import { requireKey, type KeyPrincipal, type Principal, type Scope } from '../platform/auth/principal.js';
+import { accountOf, requireAccount, spendingKey, type AccountCaller, type Principal, type Scope } from '../platform/auth/principal.js';
 import { hashSecret, newTrialToken, seal, unseal } from '../platform/auth/secrets.js';
 import { withReservation } from '../billing/spending.js';
 import { randomSlug, type RandomBytes } from './slugs.js';
@@ -57,7 +57,7 @@ export class LinkService {
     render: (record: LinkRecord) => R,
   ): Promise<R & { trialToken?: string }> {
     if (principal.kind === 'trial') throw new AppError('api_scope_required');
-    const key = principal.kind === 'key' ? requireKey(principal, 'links:write') : undefined;
+    const key = principal.kind === 'anonymous' ? undefined : requireAccount(principal, 'links:write');
     if (!key && (input.alias !== undefined || input.tags !== undefined || (input.maxCredits ?? 0) !== 0)) {
       throw new AppError('invalid_request');
     }
@@ -68,7 +68,7 @@ export class LinkService {
       op: 'POST /links',
       caller: key ? `account:${key.accountId}` : `trial:${net}`,
       idempotencyKey,
-      sender: key?.keyId ?? null,
+      sender: key?.key?.id ?? null,
       payload: input,
       network: net,
       day: utcDay(now),
@@ -116,8 +116,8 @@ export class LinkService {
     }
   }
 
-  private async createForAccount(key: KeyPrincipal, maxCredits: number, command: Command): Promise<LinkRecord> {
-    const { accountId } = key;
+  private async createForAccount(caller: AccountCaller, maxCredits: number, command: Command): Promise<LinkRecord> {
+    const { accountId } = caller;
     const now = command.link.createdAt;
     const month = utcMonth(now);
     try {
@@ -125,9 +125,10 @@ export class LinkService {
     } catch (error) {
       const price = API_LIMITS.prices.extraLinkCredits;
       if (!(error instanceof AppError && error.code === 'link_allowance_required') || maxCredits < price) throw error;
-      if (!key.scopes.has('credits:spend')) throw new AppError('api_scope_required');
+      if (!caller.scopes.has('credits:spend')) throw new AppError('api_scope_required');
+      const key = spendingKey(caller);
       // The reservation's lifetime starts when it is made, not when the request began.
-      const request = { accountId, keyId: key.keyId, budget: key.budget, month, amount: price, purpose: 'link' as const, now: this.deps.now() };
+      const request = { accountId, keyId: key.id, budget: key.budget, month, amount: price, purpose: 'link' as const, now: this.deps.now() };
       return withReservation(this.deps.credits, request, (reservationId) =>
         this.deps.links.create({ ...command, owner: { kind: 'paid', accountId, reservationId } }),
       );
@@ -151,24 +152,24 @@ export class LinkService {
     if (principal.kind === 'trial') {
       if (principal.linkId !== id) throw new AppError('api_scope_required');
     } else {
-      requireKey(principal, scope);
+      requireAccount(principal, scope);
     }
     const link = await this.deps.links.byId(id);
-    const owned = link && (principal.kind === 'trial' || (principal.kind === 'key' && link.accountId === principal.accountId));
+    const owned = link && (principal.kind === 'trial' || link.accountId === accountOf(principal));
     if (!link || !owned) throw new AppError('not_found');
     if (link.expiresAt !== null && link.expiresAt <= this.deps.now()) throw new AppError('link_expired');
     return link;
   }
 
   async list(principal: Principal, offset: number, search: string | undefined) {
-    const key = requireKey(principal, 'links:read');
+    const key = requireAccount(principal, 'links:read');
     const size = API_LIMITS.links.pageSize;
     const rows = await this.deps.links.list(key.accountId, offset, size + 1, search || undefined);
     return { links: rows.slice(0, size), hasMore: rows.length > size };
   }
 
   async update(principal: Principal, id: string, version: number, changes: LinkChanges): Promise<LinkRecord> {
-    const key = requireKey(principal, 'links:write');
+    const key = requireAccount(principal, 'links:write');
     if (changes.target !== undefined) await this.checkTarget(changes.target);
     const updated = await this.deps.links.update(id, key.accountId, version, changes, this.deps.now());
     if (updated) {

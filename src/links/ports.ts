@@ -78,19 +78,6 @@ export interface LinkStore {
   slugsChangedSince(since: number): Promise<string[]>;
 }
 
-export interface KeyRecord {
-  id: string;
-  accountId: string;
-  keyHash: string;
-  scopes: Scope[];
-  budget: number | null;
-}
-
-export interface KeyStore {
-  /** An unrevoked key of an existing account, looked up by the hash of its secret. */
-  activeKeyByHash(hash: string): Promise<KeyRecord | undefined>;
-}
-
 export interface ReservationRequest {
   accountId: string;
   keyId: string;

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { access } from '../platform/http/openapi.js';
 import { API_LIMITS } from '../platform/api-limits.js';
 import { networkOf } from '../platform/network.js';
 import type { Services } from '../platform/http/services.js';
@@ -11,14 +10,13 @@ export const trialRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
   app.get(
     '/trial',
     {
-      config: { public: true },
+      config: { auth: 'public' },
       schema: {
         operationId: 'getTrialAllowance',
         tags: tags('trial'),
         summary: 'Remaining no-key trial allowance of the caller’s network',
         description:
           'No credentials needed; any sent are ignored. The allowance resets at midnight UTC, and the service’s shared daily trial capacity may still run out before it is used.',
-        ...access(null),
         response: { 200: ok(TrialAllowance, 'The network’s trial allowance today.'), ...errorResponses({}) },
       },
     },

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { access } from '../platform/http/openapi.js';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../platform/errors.js';
 import { renderQr } from './render-qr.js';
@@ -21,7 +20,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
   app.post(
     '/links/:id/qr',
     {
-      config: { trialToken: true },
+      config: { auth: { scope: 'qr:read', trialToken: true } },
       preValidation: emptyBodyIsEmptyObject,
       schema: {
         operationId: 'exportLinkQr',
@@ -29,7 +28,6 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
         summary: 'Export the link’s tracked QR code (its /q/ URL) as a styled SVG; no credits',
         description:
           'With a key of the link’s account or the link’s own trial token, for an active link. The body may be omitted (every field has a default). Error correction and the quiet zone are the renderer’s; no image is ever fetched or stored.',
-        ...access('qr:read', { trialToken: true }),
         params: UuidParams,
         body: QrBody,
         'x-body-optional': true,

@@ -30,7 +30,7 @@ export const KEY_USE_RESOLUTION_MS = 60_000;
 export function apiKeyResolver(keys: KeyLookup, now: Clock, log: FastifyBaseLogger): PrincipalResolver {
   return {
     kind: 'key',
-    security: (rule) => ({ apiKey: [rule.scope] }),
+    security: (rule) => (rule.sessionOnly ? undefined : { apiKey: [rule.scope] }),
     async resolve(request) {
       const authorization = request.headers.authorization;
       if (authorization === undefined) return undefined;

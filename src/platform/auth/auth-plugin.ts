@@ -1,84 +1,65 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
-import type { KeyStore, LinkStore } from '../../links/ports.js';
-import type { Principal, Scope } from './principal.js';
-import { hashSecret, isApiKeyShaped, isTrialTokenShaped, sameHash } from './secrets.js';
+import { scopesOf, type Principal } from './principal.js';
+import { documentedAccess, type PrincipalResolver, type RouteAccess, type RouteRule } from './route-access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
   }
   interface FastifyContextConfig {
-    /** The route accepts a link's trial token in place of a key (read, stats, QR). */
-    trialToken?: boolean;
-    /** The route needs no credentials at all and ignores any sent (GET /trial). */
-    public?: boolean;
+    /** Who may call the route (route-access.ts); every route under installAuth must say. */
+    auth?: RouteAccess;
   }
 }
 
-const TRIAL_HEADER = 'x-service-trial-token';
-
-/** What a route's schema says about its callers (src/platform/http/openapi.ts, `access()`). */
-interface AccessSchema {
-  'x-scopes'?: string[];
-  security?: Record<string, string[]>[];
-}
-
-/** Whether a route takes a trial token, and whether it needs credentials at all (no anonymous caller). */
-interface TrialRule {
-  accepted: boolean;
-  judged: boolean;
-}
+const ANONYMOUS: Principal = { kind: 'anonymous' };
 
 /**
- * Establishes who is calling before the body is even parsed, so that credentials are judged first: a
- * supplied Authorization header must hold a valid, unrevoked key (anything else is 401 and never falls
- * back to the trial); no credentials on a route that needs them is 401; a key without the route's
- * scope is 403, and so is a valid trial token on a route that needs credentials but takes no trial
- * token. The route's scope and whether it admits anonymous callers are read from its OpenAPI
- * `x-scopes` and `security`, so the document and the enforcement cannot disagree. Finer rules (a trial
- * token's own link, credits:spend for extras) stay with the domain.
+ * Establishes who is calling before the body is even parsed, so that credentials are judged first.
+ * The resolvers are asked in order and the first credential found decides (an invalid one is 401 at
+ * once); then the route's rule: nobody where credentials are needed is 401, a principal the route does
+ * not take or without its scope is 403. Each route's `config.auth` also writes its OpenAPI security,
+ * so the document and the enforcement cannot disagree. Finer rules (a trial token's own link,
+ * credits:spend for extras) stay with the services.
  */
-export function installAuth(app: FastifyInstance, stores: { keys: KeyStore; links: LinkStore }): void {
+export function installAuth(app: FastifyInstance, resolvers: readonly PrincipalResolver[]): void {
   app.decorateRequest('principal', null as never);
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.auth;
+    if (access === undefined) throw new Error(`${String(route.method)} ${route.url} does not declare config.auth`);
+    route.schema = Object.assign(route.schema ?? {}, documentedAccess(access, resolvers));
+  });
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.public) {
-      request.principal = { kind: 'anonymous' };
+    const access = request.routeOptions.config.auth;
+    if (access === undefined || access === 'public') {
+      request.principal = ANONYMOUS;
       return;
     }
-    const schema = request.routeOptions.schema as AccessSchema | undefined;
-    const scope = schema?.['x-scopes']?.[0];
-    const anonymousAllowed = scope === undefined || (schema?.security?.some((requirement) => Object.keys(requirement).length === 0) ?? false);
-    const accepted = request.routeOptions.config.trialToken === true;
-    // Where anyone may call without credentials (POST /links makes a trial link), a trial token is ignored.
-    const principal = await identify(request, stores, { accepted, judged: accepted || !anonymousAllowed });
-    if (scope !== undefined) {
-      if (principal.kind === 'anonymous' && !anonymousAllowed) throw new AppError('api_key_invalid');
-      if (principal.kind === 'key' && !principal.scopes.has(scope as Scope)) throw new AppError('api_scope_required');
-    }
+    const principal = (await identify(request, access, resolvers)) ?? ANONYMOUS;
+    check(principal, access);
     request.principal = principal;
   });
 }
 
-async function identify(request: FastifyRequest, stores: { keys: KeyStore; links: LinkStore }, trial: TrialRule): Promise<Principal> {
-  const authorization = request.headers.authorization;
-  if (authorization !== undefined) {
-    const match = /^Bearer ([^\s]+)$/i.exec(authorization);
-    const secret = match?.[1];
-    if (!secret || !isApiKeyShaped(secret)) throw new AppError('api_key_invalid');
-    const hash = hashSecret(secret);
-    const key = await stores.keys.activeKeyByHash(hash);
-    if (!key || !sameHash(key.keyHash, hash)) throw new AppError('api_key_invalid');
-    return { kind: 'key', keyId: key.id, accountId: key.accountId, scopes: new Set(key.scopes), budget: key.budget };
+async function identify(request: Parameters<PrincipalResolver['resolve']>[0], rule: RouteRule, resolvers: readonly PrincipalResolver[]) {
+  for (const resolver of resolvers) {
+    const principal = await resolver.resolve(request, rule);
+    if (principal !== undefined) return principal;
   }
-  const token = request.headers[TRIAL_HEADER];
-  if (trial.judged && token !== undefined) {
-    if (typeof token !== 'string' || !isTrialTokenShaped(token)) throw new AppError('api_key_invalid');
-    const link = await stores.links.byTrialTokenHash(hashSecret(token));
-    if (!link) throw new AppError('api_key_invalid');
-    // A genuine credential that does not authorize this route (API.md part 5: read, QR and stats only).
-    if (!trial.accepted) throw new AppError('api_scope_required');
-    return { kind: 'trial', linkId: link.id };
+  return undefined;
+}
+
+function check(principal: Principal, rule: RouteRule): void {
+  if (principal.kind === 'anonymous') {
+    if (!rule.anonymous) throw new AppError('api_key_invalid');
+    return;
   }
-  return { kind: 'anonymous' };
+  if (rule.sessionOnly && principal.kind !== 'session') throw new AppError('api_scope_required');
+  // A genuine credential that does not authorize this route (API.md part 5: read, QR and stats only).
+  if (principal.kind === 'trial') {
+    if (!rule.trialToken) throw new AppError('api_scope_required');
+    return;
+  }
+  if (!scopesOf(principal).has(rule.scope)) throw new AppError('api_scope_required');
 }

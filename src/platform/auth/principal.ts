@@ -15,7 +15,7 @@ const NO_SCOPE: ReadonlySet<Scope> = new Set();
  */
 export type Principal =
   | { kind: 'key'; keyId: string; accountId: string; scopes: ReadonlySet<Scope>; budget: number | null }
-  | { kind: 'session'; accountId: string }
+  | { kind: 'session'; accountId: string; sessionId: string; email: string }
   | { kind: 'trial'; linkId: string }
   | { kind: 'anonymous' };
 
@@ -50,11 +50,11 @@ export function requireAccount(principal: Principal, scope: Scope): AccountCalle
   return { accountId: principal.accountId, scopes: scopesOf(principal), key };
 }
 
-export type KeyPrincipal = Extract<Principal, { kind: 'key' }>;
-
-/** A key with the scope passes; anything else is refused (401 without credentials, 403 without scope). */
-export function requireKey(principal: Principal, scope: Scope): KeyPrincipal {
-  if (principal.kind !== 'key') throw new AppError(principal.kind === 'anonymous' ? 'api_key_invalid' : 'api_scope_required');
-  if (!principal.scopes.has(scope)) throw new AppError('api_scope_required');
-  return principal;
+/**
+ * The key a spend counts against. Reservations and monthly spending are kept per key, so a caller
+ * without one (a session) cannot spend credits until they can be reserved against the account alone.
+ */
+export function spendingKey(caller: AccountCaller): { id: string; budget: number | null } {
+  if (caller.key === null) throw new AppError('api_scope_required');
+  return caller.key;
 }

@@ -6,7 +6,8 @@ import type { Principal, PrincipalKind, Scope } from './principal.js';
  * OpenAPI `security` of the operation are both made from it. `public`: no credentials are needed and
  * any sent are ignored. Otherwise an account's key with `scope` or its signed-in owner may call;
  * `trialToken` admits the trial token of the link named in the path (the rules check which link),
- * `anonymous` admits a caller without credentials (POST /links makes a trial link).
+ * `anonymous` admits a caller without credentials (POST /links makes a trial link); `sessionOnly`
+ * takes the signed-in owner alone, never a key (key management on the website).
  */
 export type RouteAccess = 'public' | RouteRule;
 
@@ -14,6 +15,7 @@ export interface RouteRule {
   scope: Scope;
   trialToken?: boolean;
   anonymous?: boolean;
+  sessionOnly?: boolean;
 }
 
 /**

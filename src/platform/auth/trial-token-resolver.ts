@@ -17,7 +17,7 @@ export interface TrialLinkLookup {
 export function trialTokenResolver(links: TrialLinkLookup): PrincipalResolver {
   return {
     kind: 'trial',
-    security: (rule) => (rule.trialToken ? { trialToken: [] } : undefined),
+    security: (rule) => (rule.trialToken && !rule.sessionOnly ? { trialToken: [] } : undefined),
     async resolve(request, rule) {
       const token = request.headers[TRIAL_HEADER];
       if (token === undefined || (rule.anonymous && !rule.trialToken)) return undefined;

@@ -59,16 +59,3 @@ function completeOperation(operation: OpenApiOperation): void {
   }
   completeResponses(operation);
 }
-
-/**
- * Documentation of who may call an operation, for the route's `schema`. `anonymous`: the operation
- * also works without credentials (POST /links makes a trial link); OpenAPI says so with an empty
- * security requirement.
- */
-export function access(scope: string | null, options: { trialToken?: boolean; anonymous?: boolean } = {}) {
-  if (scope === null) return { security: [] as Record<string, string[]>[], 'x-scopes': [] as string[] };
-  const security: Record<string, string[]>[] = [{ apiKey: [scope] }];
-  if (options.trialToken) security.push({ trialToken: [] });
-  if (options.anonymous) security.push({});
-  return { security, 'x-scopes': [scope] };
-}
