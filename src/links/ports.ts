@@ -2,7 +2,6 @@
  * What the domain asks of storage. The store layer implements these for SQLite and PostgreSQL; the
  * domain never sees a driver.
  */
-import type { Scope } from '../platform/auth/principal.js';
 
 export type LinkStatus = 'active' | 'paused' | 'suspended' | 'deleted';
 

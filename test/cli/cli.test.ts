@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { postgresSkip, freshDatabase, type DatabaseKind, type TestDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
 import { runCli as shortlinks, type CliResult } from '../helpers/processes.js';
+import { verifyPassword } from '../../src/accounts/passwords.js';
 
 
 
@@ -77,6 +78,27 @@ function operatorFlow(kind: DatabaseKind) {
     assert.deepEqual(grant, { account: account.id, purchasedBalance: 30 });
   });
 
+  test('accounts create --password stores only a hash that verifies the password; CLI accounts are verified', async () => {
+    const password = `pw-${crypto.randomUUID()}`;
+    const account = succeeded(await shortlinks(database.url, 'accounts', 'create', '--email', email(), '--password', password));
+    assert.deepEqual(Object.keys(account).sort(), ['email', 'id']);
+    const row = await database.db.selectFrom('accounts').selectAll().where('id', '=', account.id).executeTakeFirstOrThrow();
+    assert.equal(await verifyPassword(password, row.password_hash), true);
+    assert.equal(await verifyPassword(`${password}x`, row.password_hash), false);
+    assert.equal(JSON.stringify(row).includes(password), false, 'the password is not stored');
+    assert.notEqual(row.verified_at, null);
+    const without = succeeded(await shortlinks(database.url, 'accounts', 'create', '--email', email()));
+    const plain = await database.db.selectFrom('accounts').select(['password_hash', 'verified_at']).where('id', '=', without.id).executeTakeFirstOrThrow();
+    assert.equal(plain.password_hash, null);
+    assert.notEqual(plain.verified_at, null);
+  });
+
+  test('a password shorter than 8 characters is refused and no account is made', async () => {
+    const address = email();
+    failed(await shortlinks(database.url, 'accounts', 'create', '--email', address, '--password', 'short'), 'short password');
+    assert.equal(await database.db.selectFrom('accounts').select('id').where('email', '=', address).executeTakeFirst(), undefined);
+  });
+
   test('keys revoke prints {id, revoked: true} and the key is then 401 api_key_invalid', async () => {
     const account = await h.cli('accounts create', { email: email() });
     const key = succeeded(await shortlinks(database.url, 'keys', 'create', '--account', account.id, '--scopes', 'links:read'));
@@ -137,6 +159,16 @@ describe('admin CLI details (sqlite)', () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['-e', scan, dir, key.key.slice('shl_live_'.length)]);
     assert.deepEqual(JSON.parse(stdout), [], 'files holding the key');
     assert.ok((await keyTableText(database)).includes(sha256(key.key)));
+  });
+
+  test('a password given to accounts create is in neither the database file nor its WAL', async () => {
+    const password = `clear-${crypto.randomUUID()}`;
+    succeeded(await shortlinks(database.url, 'accounts', 'create', '--email', email(), '--password', password));
+    const dir = path.dirname(database.url.slice('sqlite:'.length));
+    const scan = `const fs=require('fs'),p=require('path');const d=process.argv[1],s=process.argv[2];` +
+      `console.log(JSON.stringify(fs.readdirSync(d).filter((f)=>fs.readFileSync(p.join(d,f)).includes(s))))`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', scan, dir, password]);
+    assert.deepEqual(JSON.parse(stdout), [], 'files holding the password');
   });
 
   test('credits grant accumulates and writes one ledger row per grant', async () => {
