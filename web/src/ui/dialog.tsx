@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, Ref } from 'preact';
 import { useEffect, useId, useRef } from 'preact/hooks';
 import { Busy, ErrorMessage } from './form.js';
 import type { MessageOverrides } from '../api/messages.js';
@@ -37,13 +37,23 @@ export function ConfirmDialog(props: ConfirmProps) {
   return (
     <dialog
       ref={dialog}
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-body`}
+      aria-labelledby={props.open ? `${id}-title` : undefined}
+      aria-describedby={props.open ? `${id}-body` : undefined}
       onCancel={(event) => {
         event.preventDefault();
         if (!props.busy) props.onCancel();
       }}
     >
+      {props.open && <DialogContent {...props} id={id} cancel={cancel} />}
+    </dialog>
+  );
+}
+
+/** Rendered only while open: a closed dialog keeps no names or controls that a search by label could find. */
+function DialogContent(props: ConfirmProps & { id: string; cancel: Ref<HTMLButtonElement> }) {
+  const { id, cancel } = props;
+  return (
+    <>
       <h2 id={`${id}-title`}>{props.title}</h2>
       <div id={`${id}-body`}>{props.children}</div>
       <ErrorMessage error={props.error} overrides={props.errorOverrides} />
@@ -56,6 +66,6 @@ export function ConfirmDialog(props: ConfirmProps) {
         </button>
         <Busy busy={props.busy ?? false} />
       </div>
-    </dialog>
+    </>
   );
 }
