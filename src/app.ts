@@ -24,6 +24,10 @@ import { installMetrics } from './platform/operations/metrics.js';
 import { installAuth } from './platform/auth/auth-plugin.js';
 import { apiKeyResolver } from './platform/auth/api-key-resolver.js';
 import { trialTokenResolver } from './platform/auth/trial-token-resolver.js';
+import { sessionResolver } from './platform/auth/session-resolver.js';
+import cookie from '@fastify/cookie';
+import { setUpAccounts } from './accounts/accounts-setup.js';
+import { installCsrfCheck } from './accounts/csrf.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/error-handling.js';
 import { installOpenApi } from './platform/http/openapi.js';
 import { installLoadShedding, watchDatabase, watchPressure, type PressureProbe } from './limits/load-shedding.js';
@@ -213,6 +217,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const refusals = new RefusalCounts();
   const limiter = await createRateLimiter(config.redisUrl, app.log);
   app.addHook('onClose', async () => limiter.close());
+  const people = setUpAccounts(app, { config, database, limiter, networkSecret, now, log: app.log });
   const redirectAnswers = new FastRedirect({
     resolver: redirects,
     now,
@@ -234,12 +239,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // Per-network limit (onRequest) before authentication, so a caller over it costs no database query.
       installRateLimits(api, { limiter, limits: config.limits, edgeLocation: config.edgeLocation, networkSecret, now, refusals });
       // Asked in this order: a request's Authorization header decides before any other credential.
-      installAuth(api, [apiKeyResolver(accounts, now, app.log), trialTokenResolver(linkStore)]);
+      await api.register(cookie);
+      installAuth(api, [apiKeyResolver(accounts, now, app.log), sessionResolver(people.sessions), trialTokenResolver(linkStore)]);
+      // After authentication, before any body is read: state changes made with a session (docs/adr/0064).
+      installCsrfCheck(api, config.publicUrl);
       await api.register(linkRoutes, { services });
       await api.register(qrRoutes, { services });
       await api.register(trialRoutes, { services });
       await api.register(billingRoutes, { services });
       await api.register(statsRoutes, { stats: analytics.stats });
+      await api.register(people.routes);
       api.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public', rateLimit: false } }, async () => app.swagger());
     },
     { prefix: '/api/v1' },

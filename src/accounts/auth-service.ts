@@ -1,6 +1,5 @@
 import { AppError } from '../platform/errors.js';
-import type { AccountService, AccountStore } from './account-service.js';
-import { normalEmail } from './account-service.js';
+import { DuplicateEmailError, normalEmail, type AccountStore } from './account-service.js';
 import { existingAccountMail, isLinkToken, resetMail, verificationMail, type AccountLinks } from './account-links.js';
 import { evenly, type AuthLimits } from './auth-limits.js';
 import type { AccountIdentity, CredentialStore } from './credential-store.js';
@@ -20,8 +19,7 @@ const EVEN_MS = 150;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface AuthServiceDeps {
-  accounts: AccountService;
-  accountStore: Pick<AccountStore, 'credentialsByEmail'>;
+  accountStore: Pick<AccountStore, 'credentialsByEmail' | 'createAccount'>;
   credentials: CredentialStore;
   sessions: Sessions;
   links: AccountLinks;
@@ -58,21 +56,20 @@ export class AuthService {
     const email = validEmail(input.email);
     if (weakPassword(input.password, email) !== undefined) throw new AppError('invalid_request');
     await this.deps.limits.check('signup', network, email);
-    // One scrypt either way: for a new account inside createAccount, else here for the link's password.
-    await evenly(EVEN_MS, async () => {
-      const existing = await this.deps.accountStore.credentialsByEmail(email);
-      if (existing?.verifiedAt != null) {
-        await hashPassword(input.password);
-        return this.mail(existingAccountMail(email, this.deps.links.page('/app/signin'), this.deps.links.page('/app/reset')));
-      }
-      if (existing !== undefined) {
-        const link = await this.deps.links.verification(existing.id, await hashPassword(input.password));
-        return this.mail(verificationMail(email, link));
-      }
-      const created = await this.deps.accounts.createAccount({ email, password: input.password, verified: false }).catch(raceLost);
-      // A sign-up for the same address that won a race has sent its own mail.
-      if (created !== undefined) this.mail(verificationMail(email, await this.deps.links.verification(created.id)));
-    });
+    // Exactly one scrypt whatever the address; the database work that differs is padded after it.
+    const passwordHash = await hashPassword(input.password);
+    await evenly(EVEN_MS, () => this.register(email, passwordHash));
+  }
+
+  /** A new account starts with the password; an unverified one gets a link carrying it; a verified one a notice. */
+  private async register(email: string, passwordHash: string): Promise<void> {
+    const { accountStore, links } = this.deps;
+    const existing = await accountStore.credentialsByEmail(email);
+    if (existing?.verifiedAt != null) return this.mail(existingAccountMail(email, links.page('/app/signin'), links.page('/app/reset')));
+    const account = existing ?? (await accountStore.createAccount({ email, passwordHash, verifiedAt: null, now: this.deps.now() }).catch(raceLost));
+    // A sign-up for the same address that won a race has sent its own mail.
+    if (account === undefined) return;
+    this.mail(verificationMail(email, await links.verification(account.id, existing ? passwordHash : null)));
   }
 
   async verify(token: string): Promise<Started> {
@@ -141,7 +138,7 @@ export class AuthService {
 }
 
 const raceLost = (error: unknown): undefined => {
-  if (error instanceof AppError && error.code === 'request_conflict') return undefined;
+  if (error instanceof DuplicateEmailError) return undefined;
   throw error;
 };
 

@@ -27,7 +27,7 @@ export class KyselyCreditStore implements CreditStore {
         .returning('id')
         .executeTakeFirst();
       if (!held) throw new AppError('credits_required');
-      if (!(await addKeySpend(tx, request.keyId, request.month, request.amount, request.budget))) {
+      if (request.keyId !== null && !(await addKeySpend(tx, request.keyId, request.month, request.amount, request.budget))) {
         throw new AppError('api_budget_exceeded');
       }
       await tx
@@ -64,6 +64,7 @@ export class KyselyCreditStore implements CreditStore {
         .set({ reserved_credits: sql<number>`reserved_credits - ${reservation.amount}` })
         .where('id', '=', reservation.account_id)
         .execute();
+      if (reservation.key_id === null) return;
       await tx
         .updateTable('key_months')
         .set({ spent: sql<number>`spent - ${reservation.amount}` })

@@ -79,7 +79,8 @@ export interface LinkStore {
 
 export interface ReservationRequest {
   accountId: string;
-  keyId: string;
+  /** The key spending; null for a session, which has no key budget. */
+  keyId: string | null;
   /** The key's monthly budget; null for no limit beyond the balance. */
   budget: number | null;
   month: string;

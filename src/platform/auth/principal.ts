@@ -51,10 +51,9 @@ export function requireAccount(principal: Principal, scope: Scope): AccountCalle
 }
 
 /**
- * The key a spend counts against. Reservations and monthly spending are kept per key, so a caller
- * without one (a session) cannot spend credits until they can be reserved against the account alone.
+ * The key a spend counts against, with its monthly budget. A session spends without a key: its
+ * reservations name none and no key budget limits it, only the balance (docs/adr/0064-website-sessions.md).
  */
-export function spendingKey(caller: AccountCaller): { id: string; budget: number | null } {
-  if (caller.key === null) throw new AppError('api_scope_required');
-  return caller.key;
+export function spendingKey(caller: AccountCaller): { id: string | null; budget: number | null } {
+  return caller.key ?? { id: null, budget: null };
 }

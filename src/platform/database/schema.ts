@@ -89,7 +89,8 @@ export interface CreditLedgerTable {
 export interface CreditReservationTable {
   id: string;
   account_id: string;
-  key_id: string;
+  /** Null for a session's spend, which no key budget limits. */
+  key_id: string | null;
   month: string;
   amount: number;
   purpose: string;

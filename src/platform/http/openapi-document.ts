@@ -58,6 +58,13 @@ export const SECURITY_SCHEMES = {
     name: 'X-Service-Trial-Token',
     description: 'The `trialToken` of a trial link, returned once by its creation (and its replay): reads that link, its QR code and its stats until the link expires.',
   },
+  session: {
+    type: 'apiKey' as const,
+    in: 'cookie',
+    name: 'sl_session',
+    description:
+      'The website’s session cookie, set by sign-in and verification (HttpOnly, SameSite=Lax): the signed-in owner of a verified account, with every scope and no key budget. A state-changing request made with it must be JSON and same-origin (docs/adr/0064-website-sessions.md).',
+  },
 };
 
 /** Headers the service sends, referenced from every response that carries them. */

@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../platform/http/common-schemas.js';
+import { PASSWORD_MAX_LENGTH } from './passwords.js';
+
+/** Strict bodies: an unknown property is 400 like anywhere else in the API. */
+const strict = { additionalProperties: false } as const;
+
+const Email = Type.String({ minLength: 3, maxLength: 254, description: 'Compared trimmed and in lower case' });
+const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH, description: 'Never stored or logged; kept as a scrypt hash' });
+const NewPassword = Type.String({
+  minLength: 1,
+  maxLength: PASSWORD_MAX_LENGTH,
+  description: 'At least 8 characters and a zxcvbn score of 3 or more (hard to guess); otherwise 400 invalid_request',
+});
+const LinkToken = Type.String({ minLength: 1, maxLength: 100, description: 'The `token` of the link in the mail' });
+
+export const Credentials = Type.Object({ email: Email, password: Password }, strict);
+export const SignUpBody = Type.Object({ email: Email, password: NewPassword }, strict);
+export const TokenBody = Type.Object({ token: LinkToken }, strict);
+export const PasswordChangeBody = Type.Object({ currentPassword: Password, newPassword: NewPassword }, strict);
+export const ResetBody = Type.Object({ email: Email }, strict);
+export const ResetConfirmBody = Type.Object({ token: LinkToken, password: NewPassword }, strict);
+/** State-changing requests with a session are JSON even without fields (CSRF: docs/adr/0064-website-sessions.md). */
+export const EmptyBody = Type.Object({}, strict);
+
+export const SignedInAccount = Type.Object(
+  {
+    account: Type.Object({ id: Type.String({ format: 'uuid' }), email: Type.String() }, strict),
+  },
+  strict,
+);
+
+export const VerificationSent = Type.Object({ status: StringEnum(['verification_sent'] as const) }, strict);
+export const ResetSent = Type.Object({ status: StringEnum(['reset_sent'] as const) }, strict);
+
+export const Site = Type.Object(
+  {
+    signup: StringEnum(['open', 'closed'] as const, { description: 'closed: accounts come from the operator only' }),
+    creditsHelp: Type.String({ description: 'How to get purchased credits, in the operator’s words (CREDITS_HELP)' }),
+  },
+  strict,
+);
