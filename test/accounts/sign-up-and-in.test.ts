@@ -121,6 +121,19 @@ eachDatabase('sign-up closed', (kind) => {
     assert.deepEqual((await h.request('GET', '/site')).body, { signup: 'closed', creditsHelp: 'Write to billing@example.test.' });
   });
 
+  test('over HTTPS the session cookie is Secure', async () => {
+    const secure = await Harness.start(kind, { PUBLIC_URL: 'https://sho.rt' });
+    try {
+      const email = freshEmail();
+      await secure.cli('accounts create', { email, password: STRONG_PASSWORD });
+      const cookie = sessionCookie(await signIn(secure, email, STRONG_PASSWORD))!;
+      assert.ok(cookie.attributes.includes('Secure'));
+      assert.ok(cookie.attributes.includes('HttpOnly'));
+    } finally {
+      await secure.close();
+    }
+  });
+
   test('an account the operator made with a password signs in at once', async () => {
     const email = freshEmail();
     await h.cli('accounts create', { email, password: STRONG_PASSWORD });
