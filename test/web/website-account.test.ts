@@ -8,6 +8,8 @@ import { fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from '.
 
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'violet-tugboat-harmonica-1987';
+const CHANGED = 'saffron-glacier-turnip-0311';
+const RESET = 'marble-kettle-umbrella-7720';
 
 eachDatabase('a person on the website: sign-up to API keys', (kind) => {
   let world: WebsiteWorld;
@@ -134,6 +136,40 @@ eachDatabase('a person on the website: sign-up to API keys', (kind) => {
     await narrow.close();
     assert.deepEqual(found, []);
     assert.deepEqual(csp, []);
+  });
+
+  test('changing the password on the settings page signs out the other sessions', { skip: browserSkip }, async () => {
+    const { context: elsewhere, page: other } = await newPage(world);
+    await signIn(other, EMAIL, PASSWORD);
+    await page.goto('/app/settings');
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password').fill(CHANGED);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed.').waitFor();
+    assert.equal((await fetchInPage(other, '/api/v1/auth/session')).status, 401);
+    assert.equal((await fetchInPage(page, '/api/v1/auth/session')).status, 200);
+    await elsewhere.close();
+  });
+
+  test('a forgotten password is reset with the link from the mail, which ends every session', { skip: browserSkip }, async () => {
+    const { context: fresh, page: forgetful } = await newPage(world);
+    await forgetful.goto('/app/signin');
+    await forgetful.getByRole('link', { name: 'Forgot your password?' }).click();
+    await forgetful.getByLabel('Email').fill(EMAIL);
+    await forgetful.getByRole('button', { name: 'Send reset link' }).click();
+    await forgetful.getByText(/a mail with a link to choose a new password is on its way/).waitFor();
+    await forgetful.goto(await linkFromMail(world.mailDir, EMAIL, '/app/reset'));
+    await forgetful.getByLabel('New password').fill(RESET);
+    assert.equal(new URL(forgetful.url()).search, '', 'the token leaves the address bar');
+    await forgetful.getByRole('button', { name: 'Set new password' }).click();
+    await forgetful.getByText(/Your password is changed/).waitFor();
+    assert.equal((await fetchInPage(page, '/api/v1/auth/session')).status, 401);
+    await signIn(forgetful, EMAIL, RESET);
+    await forgetful.goto('/app/settings');
+    await forgetful.getByRole('button', { name: 'End all sessions' }).click();
+    await forgetful.waitForURL('**/app/signin');
+    assert.equal((await fetchInPage(forgetful, '/api/v1/auth/session')).status, 401);
+    await fresh.close();
   });
 });
 

@@ -28,6 +28,7 @@ export async function startWebsite(kind: DatabaseKind): Promise<WebsiteWorld> {
     RATE_LIMIT_PER_IP: '1000000',
     RATE_LIMIT_PER_ACCOUNT: '1000000',
     AUTH_RATE_LIMIT_PER_IP: '1000',
+    AUTH_RATE_LIMIT_PER_EMAIL: '1000',
     CREDITS_HELP: 'Write to billing@example.com to buy credits.',
   });
   const browser = await launchBrowser();

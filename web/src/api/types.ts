@@ -23,8 +23,9 @@ export { SCOPES, type Scope } from '../../../src/platform/auth/principal.js';
 export interface KeySummary {
   id: string;
   name: string | null;
-  prefix: string;
-  last4: string;
+  /** Null on keys made before prefixes were kept. */
+  prefix: string | null;
+  last4: string | null;
   scopes: Scope[];
   budget: number | null;
   spentThisMonth: number;

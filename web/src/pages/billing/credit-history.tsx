@@ -1,6 +1,6 @@
 import type { CreditEntry, KeySummary } from '../../api/types.js';
 import { formatDateTime, formatNumber } from '../../ui/format.js';
-import { budgetText } from '../keys/key-list.js';
+import { budgetText, keyHint } from '../keys/key-list.js';
 
 const REASONS: Record<CreditEntry['reason'], string> = {
   grant: 'Credits added by the operator',
@@ -54,7 +54,7 @@ export function KeyBudgets({ keys }: { keys: KeySummary[] }) {
         {keys.map((key) => (
           <tr key={key.id}>
             <th scope="row" data-label="Key">
-              {key.name || 'Unnamed key'} <span class="mono">({key.prefix}…{key.last4})</span>
+              {key.name || 'Unnamed key'} <span class="mono">({keyHint(key)})</span>
             </th>
             <td data-label="Monthly budget">{budgetText(key.budget)}</td>
             <td data-label="Spent this month">{formatNumber(key.spentThisMonth)} credits</td>

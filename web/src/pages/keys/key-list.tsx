@@ -5,6 +5,9 @@ import { ConfirmDialog } from '../../ui/dialog.js';
 import { formatDateTime, formatNumber } from '../../ui/format.js';
 import { useAction } from '../../ui/use-action.js';
 
+/** How people recognise a key: its first characters and its last four. */
+export const keyHint = (key: KeySummary): string => (key.prefix === null || key.last4 === null ? 'not recorded' : `${key.prefix}…${key.last4}`);
+
 export const budgetText = (budget: number | null): string => (budget === null ? 'No limit' : `${formatNumber(budget)} credits`);
 
 /** The account's keys; on narrow screens each row becomes a card (styles.css, `.cards`). */
@@ -41,7 +44,7 @@ export function KeyList({ keys, onRevoked }: { keys: KeySummary[]; onRevoked: ()
                 {key.name || 'Unnamed key'}
               </th>
               <td data-label="Key" class="mono nowrap">
-                {key.prefix}…{key.last4}
+                {keyHint(key)}
               </td>
               <td data-label="Scopes">{key.scopes.join(', ')}</td>
               <td data-label="Monthly budget">{budgetText(key.budget)}</td>
