@@ -21,14 +21,17 @@ export const ERROR_CATALOG = {
     status: 401,
     when:
       '`Authorization` present but not `Bearer <key>`, malformed, unknown or revoked key; a malformed or unknown trial ' +
-      'token; no credentials on an endpoint that needs them. Never falls back to trial access.',
+      'token; a website session cookie that names no live session; no credentials on an endpoint that needs them; on ' +
+      'the website, a failed sign-in or a wrong current password. Never falls back to trial access.',
   },
   link_allowance_required: { status: 402, when: 'Free links of the UTC month used up and `maxCredits` is 0.' },
   credits_required: { status: 402, when: 'The purchased balance (less active reservations) is below the price.' },
   api_budget_exceeded: { status: 402, when: "The key's monthly budget would be exceeded." },
   api_scope_required: {
     status: 403,
-    when: 'The key lacks the scope (including `credits:spend` for an extra link), or a trial token is used for another link.',
+    when:
+      'The key lacks the scope (including `credits:spend` for an extra link), or a trial token is used for another link; ' +
+      'an API key where only a website session is taken; a state-changing request with a session that is not JSON or not same-origin (CSRF).',
   },
   not_found: {
     status: 404,
