@@ -37,7 +37,9 @@ export interface CredentialStore {
 export class KyselyCredentialStore implements CredentialStore {
   constructor(private readonly db: Kysely<DB>) {}
 
+  /** A new verification link replaces the account's earlier ones: only the newest sign-up's link verifies. */
   async createToken(token: NewAccountToken): Promise<void> {
+    if (token.purpose === 'verify') await retire(this.db, token.accountId, 'verify', token.now);
     await this.db
       .insertInto('account_tokens')
       .values({
@@ -68,6 +70,7 @@ export class KyselyCredentialStore implements CredentialStore {
     return this.db.transaction().execute(async (tx) => {
       const token = await useToken(tx, tokenHash, 'verify', now);
       if (!token) return undefined;
+      await retire(tx, token.account_id, 'verify', now);
       return tx
         .updateTable('accounts')
         .set((eb) => ({
@@ -84,13 +87,7 @@ export class KyselyCredentialStore implements CredentialStore {
     return this.db.transaction().execute(async (tx) => {
       const token = await useToken(tx, tokenHash, 'reset', now);
       if (!token) return undefined;
-      await tx
-        .updateTable('account_tokens')
-        .set({ used_at: now })
-        .where('account_id', '=', token.account_id)
-        .where('purpose', '=', 'reset')
-        .where('used_at', 'is', null)
-        .execute();
+      await retire(tx, token.account_id, 'reset', now);
       return tx
         .updateTable('accounts')
         .set((eb) => ({ password_hash: passwordHash, verified_at: eb.fn.coalesce('verified_at', eb.val(now)) }))
@@ -114,6 +111,11 @@ export class KyselyCredentialStore implements CredentialStore {
     const result = await this.db.deleteFrom('account_tokens').where('expires_at', '<=', now - 86_400_000).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+}
+
+/** Marks the account's unused tokens of `purpose` used. */
+async function retire(db: Kysely<DB>, accountId: string, purpose: TokenPurpose, now: number): Promise<void> {
+  await db.updateTable('account_tokens').set({ used_at: now }).where('account_id', '=', accountId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
 }
 
 function useToken(tx: Kysely<DB>, tokenHash: string, purpose: TokenPurpose, now: number) {

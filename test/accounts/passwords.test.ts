@@ -87,12 +87,13 @@ eachDatabase('password change and reset', (kind) => {
     assert.equal((await signIn(h, email, STRONG_PASSWORD)).status, 200);
   });
 
-  test('signing up again before verifying: the password that counts is the one sent with the link that is used', async () => {
+  test('signing up again before verifying: only the newest link works, and it sets the password sent with it', async () => {
     const email = freshEmail();
     await h.request('POST', '/auth/signup', { body: { email, password: STRONG_PASSWORD }, headers: origin });
-    await waitForMail(mail.dir, email, 1);
+    const first = linkToken(await waitForMail(mail.dir, email, 1));
     await h.request('POST', '/auth/signup', { body: { email, password: OTHER_STRONG_PASSWORD }, headers: origin });
     const second = linkToken(await waitForMail(mail.dir, email, 2));
+    assert.equal((await h.request('POST', '/auth/verify', { body: { token: first.token }, headers: origin })).status, 400);
     assert.equal((await h.request('POST', '/auth/verify', { body: { token: second.token }, headers: origin })).status, 200);
     assert.equal((await signIn(h, email, STRONG_PASSWORD)).status, 401);
     assert.equal((await signIn(h, email, OTHER_STRONG_PASSWORD)).status, 200);
