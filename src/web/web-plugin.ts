@@ -47,15 +47,16 @@ export async function webPlugin(app: FastifyInstance, options: WebOptions): Prom
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
   });
-  const shell = readShell(dir, app);
-  const sendShell = (_request: unknown, reply: FastifyReply) =>
-    reply
+  const sendShell = async (_request: unknown, reply: FastifyReply) => {
+    const shell = await readShell(dir, app);
+    return reply
       .code(shell.status)
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       .header('content-security-policy', CONTENT_SECURITY_POLICY)
       .header('x-frame-options', 'DENY')
       .send(shell.html);
+  };
   for (const url of ['/', '/app', '/app/*']) app.get(url, { schema: { hide: true } }, sendShell);
   if (fs.existsSync(path.join(dir, 'assets'))) {
     await app.register(fastifyStatic, {
@@ -82,10 +83,13 @@ export async function webPlugin(app: FastifyInstance, options: WebOptions): Prom
   });
 }
 
-/** The shell is read once: it is small, and it changes only with a new build (and a restart). */
-function readShell(dir: string, app: FastifyInstance): { status: number; html: string } {
+/**
+ * The shell is read on each request (it is small and off the redirect path), so a new build is served
+ * at once: a shell kept from before it would name assets the build has removed.
+ */
+async function readShell(dir: string, app: FastifyInstance): Promise<{ status: number; html: string }> {
   try {
-    return { status: 200, html: fs.readFileSync(path.join(dir, 'index.html'), 'utf8') };
+    return { status: 200, html: await fs.promises.readFile(path.join(dir, 'index.html'), 'utf8') };
   } catch {
     app.log.warn({ dir }, 'the website is not built (npm run build:web): its pages answer 503');
     return { status: 503, html: NOT_BUILT };

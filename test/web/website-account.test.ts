@@ -29,9 +29,14 @@ eachDatabase('a person on the website: sign-up to API keys', (kind) => {
     await world?.close();
   });
 
-  test('the home page says what the service is and leads to sign-up', { skip: browserSkip }, async () => {
+  test('the home page says what the service is, makes a trial link without an account, and leads to sign-up', { skip: browserSkip }, async () => {
     await page.goto('/');
     await page.getByRole('heading', { level: 1, name: /short links/i }).waitFor();
+    await page.getByLabel('Long URL').fill('https://example.com/spring-poster');
+    await page.getByRole('button', { name: 'Shorten' }).click();
+    const shortUrl = await page.getByRole('link', { name: /\/s\// }).innerText();
+    const visit = await fetch(new URL(new URL(shortUrl).pathname, world.server.baseUrl), { redirect: 'manual' });
+    assert.equal(visit.headers.get('location'), 'https://example.com/spring-poster');
     await page.getByRole('link', { name: 'Create an account' }).click();
     await page.waitForURL('**/app/signup');
   });

@@ -11,7 +11,7 @@ export default function HomePage() {
       <p class="lead">
         Make a short link for a poster, a mail or a campaign, print its QR code, and see how often each is used: counted without cookies or tracking of people.
       </p>
-      <TrialForm create={(target) => api<LinkCreated>('POST', '/links', { target }, { anonymous: true })} />
+      <TrialForm create={(target, idempotencyKey) => api<LinkCreated>('POST', '/links', { target }, { anonymous: true, idempotencyKey })} />
       <section aria-labelledby="account-heading">
         <h2 id="account-heading">With an account</h2>
         <p>Free links and recorded visits every month, API keys for your programs, and more capacity when you need it.</p>

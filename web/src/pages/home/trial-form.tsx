@@ -1,4 +1,5 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
+import { newIdempotencyKey } from '../../api/client.js';
 import type { LinkCreated } from '../../api/types.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { ErrorMessage, Field, Submit, submitted } from '../../ui/form.js';
@@ -24,11 +25,16 @@ function remember(link: LinkCreated): void {
 }
 
 /** A trial link without an account: the API's no-key creation, with its limits. */
-export function TrialForm({ create }: { create: (target: string) => Promise<LinkCreated> }) {
+export function TrialForm({ create }: { create: (target: string, idempotencyKey: string) => Promise<LinkCreated> }) {
   const [target, setTarget] = useState('');
   const [link, setLink] = useState<LinkCreated>();
+  // One Idempotency-Key per link asked for: a retry of the same address after a lost answer reuses it.
+  const attempt = useRef<{ target: string; key: string } | undefined>(undefined);
   const shorten = useAction(async () => {
-    const made = await create(target.trim());
+    const wanted = target.trim();
+    if (attempt.current?.target !== wanted) attempt.current = { target: wanted, key: newIdempotencyKey() };
+    const made = await create(wanted, attempt.current.key);
+    attempt.current = undefined;
     remember(made);
     setLink(made);
   });
