@@ -92,6 +92,17 @@ eachDatabase('a person on the website: sign-up to API keys', (kind) => {
     assert.deepEqual(await refused.json(), { error: 'api_key_invalid' });
   });
 
+  test('the API reference, linked from the keys page, renders the OpenAPI document for people', { skip: browserSkip }, async () => {
+    await page.getByRole('main').getByRole('link', { name: 'API reference' }).first().click();
+    await page.waitForURL('**/app/api');
+    await page.getByRole('heading', { name: 'POST /links', exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Schemas' }).waitFor();
+    await page.evaluate(() => document.querySelectorAll('details').forEach((details) => (details.open = true)));
+    assert.deepEqual(await axeInBothModes(page, 'API reference'), []);
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Your keys' }).waitFor();
+  });
+
   test('signing out ends the session; signing in again with the keyboard alone returns to the keys page', { skip: browserSkip }, async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL('**/app/signin');

@@ -41,6 +41,8 @@ export function interceptLinks(): void {
     if (!anchor || anchor.target || anchor.hasAttribute('download')) return;
     const url = new URL(anchor.href, location.href);
     if (url.origin !== location.origin || !isAppPath(url.pathname)) return;
+    // A link to a place on the same page is the browser's to follow (it scrolls there).
+    if (url.pathname === location.pathname && url.search === location.search && url.hash !== '') return;
     event.preventDefault();
     navigate(url.pathname + url.search + url.hash);
   });

@@ -29,6 +29,7 @@ export const ROUTES: Route[] = [
   { path: '/app/reset', title: 'Reset your password', access: 'anyone', load: () => import('./pages/reset-page.js') },
   { path: '/app/keys', title: 'API keys', access: 'signed-in', nav: 'API keys', load: () => import('./pages/keys-page.js') },
   { path: '/app/billing', title: 'Usage and billing', access: 'signed-in', nav: 'Usage and billing', load: () => import('./pages/billing-page.js') },
+  { path: '/app/api', title: 'API reference', access: 'anyone', load: () => import('./pages/api-reference-page.js') },
   { path: '/app/settings', title: 'Account settings', access: 'signed-in', nav: 'Settings', load: () => import('./pages/settings-page.js') },
 ];
 

@@ -15,7 +15,7 @@ export default function KeysPage() {
       <h1 tabIndex={-1}>API keys</h1>
       <p>
         Programs call the API with a key. Give each program its own key with only the scopes it needs, and a monthly budget if it may spend credits. The{' '}
-        <a href="/api/reference">API reference</a> describes every endpoint.
+        <a href="/app/api">API reference</a> describes every endpoint.
       </p>
       {created && <NewKey created={created} onDone={() => setCreated(undefined)} />}
       <section aria-labelledby="keys-heading">

@@ -30,7 +30,7 @@ export function Shell({ account, pathname, children }: ShellProps) {
         {children}
       </main>
       <footer class="site-footer">
-        <a href="/api/reference">API reference</a>
+        <a href="/app/api">API reference</a>
       </footer>
     </>
   );

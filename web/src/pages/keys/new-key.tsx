@@ -22,7 +22,7 @@ export function NewKey({ created, onDone }: { created: CreatedKey; onDone: () =>
         </div>
       </div>
       <p>
-        Send it as <code>Authorization: Bearer …</code>; the <a href="/api/reference">API reference</a> lists every endpoint.
+        Send it as <code>Authorization: Bearer …</code>; the <a href="/app/api">API reference</a> lists every endpoint.
       </p>
       <button type="button" class="secondary" onClick={onDone}>
         I have copied it
