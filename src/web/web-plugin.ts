@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const WEBSITE_DIR = path.join(ROOT, 'dist/website');
 
-/** No inline script or style, nothing from another origin, never framed (docs/adr: the website). */
+/** No inline script or style, nothing from another origin, never framed: the website's whole policy. */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
