@@ -58,7 +58,7 @@ export async function cli(world: WebsiteWorld, ...args: string[]): Promise<any> 
 export async function newPage(world: WebsiteWorld, options: { width?: number } = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await world.browser.newContext({ baseURL: world.server.baseUrl, viewport: { width: options.width ?? 1200, height: 900 } });
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(20_000);
   return { context, page };
 }
 
