@@ -18,6 +18,8 @@ export interface RequestOptions {
   idempotencyKey?: string;
   /** The trial form sends no cookie: a trial link belongs to no account. */
   anonymous?: boolean;
+  /** A trial link's token (kept in this browser), sent instead of any credentials to read that link. */
+  trialToken?: string;
   signal?: AbortSignal;
 }
 
@@ -34,25 +36,37 @@ export function whenSignedOut(listener: () => void): void {
  * is nothing to send): the server takes a session's writes only as same-origin JSON (CSRF).
  */
 export async function api<T>(method: Method, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const response = await send(method, path, body, options, 'application/json');
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+/** The same request for an answer that is not JSON (an SVG image, a CSV file), as a Blob. */
+export async function apiBlob(method: Method, path: string, body?: unknown, options: RequestOptions = {}): Promise<Blob> {
+  return (await send(method, path, body, options, '*/*')).blob();
+}
+
+async function send(method: Method, path: string, body: unknown, options: RequestOptions, accept: string): Promise<Response> {
+  const headers: Record<string, string> = { accept };
   if (method !== 'GET') headers['content-type'] = 'application/json';
   if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+  if (options.trialToken !== undefined) headers['x-service-trial-token'] = options.trialToken;
+  const anonymous = options.anonymous || options.trialToken !== undefined;
   let response: Response;
   try {
     response = await fetch(`/api/v1${path}`, {
       method,
       headers,
       body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
-      credentials: options.anonymous ? 'omit' : 'same-origin',
+      credentials: anonymous ? 'omit' : 'same-origin',
       signal: options.signal,
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiError(0, 'network');
   }
-  if (response.ok) return (response.status === 204 ? undefined : await response.json()) as T;
+  if (response.ok) return response;
   const failure = new ApiError(response.status, await errorValue(response), retryAfter(response.headers.get('retry-after')));
-  if (failure.status === 401 && !options.anonymous && !path.startsWith('/auth/')) onSignedOut();
+  if (failure.status === 401 && !anonymous && !path.startsWith('/auth/')) onSignedOut();
   throw failure;
 }
 
