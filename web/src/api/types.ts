@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Usage as UsageSchema } from '../../../src/billing/billing-schemas.js';
-import type { LinkCreated as LinkCreatedSchema } from '../../../src/links/link-schemas.js';
+import type { LinkCreated as LinkCreatedSchema, LinkList as LinkListSchema, LinkResponse } from '../../../src/links/link-schemas.js';
+import type { QuoteResult } from '../../../src/billing/billing-schemas.js';
 import type { SignedInAccount, Site } from '../../../src/accounts/auth-schemas.js';
 import type { CreditHistory, KeyCreated, KeySummary as KeySummarySchema, PackSummary } from '../../../src/accounts/website-schemas.js';
 
@@ -10,6 +11,9 @@ import type { CreditHistory, KeyCreated, KeySummary as KeySummarySchema, PackSum
  */
 export type Usage = Static<typeof UsageSchema>;
 export type LinkCreated = Static<typeof LinkCreatedSchema>;
+export type Link = LinkResponse;
+export type LinkPage = Omit<Static<typeof LinkListSchema>, 'links'> & { links: Link[] };
+export type Quote = Static<typeof QuoteResult>;
 export type Account = Static<typeof SignedInAccount>['account'];
 export type SiteInfo = Static<typeof Site>;
 export type KeySummary = Static<typeof KeySummarySchema>;
