@@ -3,26 +3,15 @@ import { newIdempotencyKey } from '../../api/client.js';
 import type { LinkCreated } from '../../api/types.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { ErrorMessage, Field, Submit, submitted } from '../../ui/form.js';
-import { formatDateTime } from '../../ui/format.js';
 import { useAction } from '../../ui/use-action.js';
+import { QrImage } from './qr-image.js';
+import { rememberTrial } from './trial-store.js';
+import { formatUtc } from '../links/utc.js';
 
 const OVERRIDES = {
   invalid_request: 'Enter a full web address starting with https:// or http://.',
   rate_limited: 'You have made the trial links allowed from your network today (3 a day). Create an account for more.',
 };
-
-/** Where trial links and their tokens stay: in this browser only, never in a URL. */
-export const TRIAL_STORE = 'trial-links';
-
-function remember(link: LinkCreated): void {
-  try {
-    const saved = JSON.parse(localStorage.getItem(TRIAL_STORE) ?? '[]') as unknown[];
-    saved.unshift({ id: link.id, token: link.trialToken, expiresAt: link.expiresAt });
-    localStorage.setItem(TRIAL_STORE, JSON.stringify(saved.slice(0, 20)));
-  } catch {
-    // Storage may be off (private mode): the link still works, only its page cannot be reopened here.
-  }
-}
 
 /** A trial link without an account: the API's no-key creation, with its limits. */
 export function TrialForm({ create }: { create: (target: string, idempotencyKey: string) => Promise<LinkCreated> }) {
@@ -35,7 +24,7 @@ export function TrialForm({ create }: { create: (target: string, idempotencyKey:
     if (attempt.current?.target !== wanted) attempt.current = { target: wanted, key: newIdempotencyKey() };
     const made = await create(wanted, attempt.current.key);
     attempt.current = undefined;
-    remember(made);
+    rememberTrial(made);
     setLink(made);
   });
   return (
@@ -46,29 +35,37 @@ export function TrialForm({ create }: { create: (target: string, idempotencyKey:
         <ErrorMessage error={shorten.error} overrides={OVERRIDES} />
         <Submit label="Shorten" busy={shorten.busy} busyText="Making your link…" />
       </form>
-      <div role="status">
-        {link && (
-          <dl class="result">
-            <dt>Short URL</dt>
-            <dd>
-              <a href={link.shortUrl} class="mono">
-                {link.shortUrl}
-              </a>{' '}
-              <CopyButton text={link.shortUrl} label="Copy short URL" />
-            </dd>
-            <dt>QR URL</dt>
-            <dd>
-              <span class="mono">{link.qrUrl}</span> <CopyButton text={link.qrUrl} label="Copy QR URL" />
-            </dd>
-            {link.expiresAt !== undefined && (
-              <>
-                <dt>Works until</dt>
-                <dd>{formatDateTime(link.expiresAt)}</dd>
-              </>
-            )}
-          </dl>
-        )}
-      </div>
+      <div role="status">{link && <TrialResult link={link} />}</div>
     </section>
+  );
+}
+
+function TrialResult({ link }: { link: LinkCreated }) {
+  return (
+    <div class="trial-result">
+      <dl class="result">
+        <dt>Short URL</dt>
+        <dd>
+          <a href={link.shortUrl} class="mono">
+            {link.shortUrl}
+          </a>{' '}
+          <CopyButton text={link.shortUrl} label="Copy short URL" />
+        </dd>
+        <dt>QR URL</dt>
+        <dd>
+          <span class="mono">{link.qrUrl}</span> <CopyButton text={link.qrUrl} label="Copy QR URL" />
+        </dd>
+        {link.expiresAt !== undefined && (
+          <>
+            <dt>Works until</dt>
+            <dd>{formatUtc(link.expiresAt)}</dd>
+          </>
+        )}
+      </dl>
+      <QrImage id={link.id} trialToken={link.trialToken} label={`QR code that opens ${link.qrUrl}`} />
+      <p>
+        <a href={`/app/trial/${link.id}`}>See this link’s page with its visits</a>. This browser remembers it for 7 days; nobody else can open that page.
+      </p>
+    </div>
   );
 }
