@@ -1,0 +1,48 @@
+import { useEffect, useRef } from 'preact/hooks';
+import type { ChartDay, ChartGap } from './uplot-visits.js';
+import './charts.css';
+
+interface VisitsChartProps {
+  days: ChartDay[];
+  gaps: ChartGap[];
+  /** The id of the table with the same numbers, which the chart's description points to. */
+  tableId: string;
+}
+
+/**
+ * The chart of daily visits; uPlot loads with it (a dynamic import), so pages without a chart carry
+ * none of it. The canvas is hidden from assistive technology: the table beside it holds the same numbers.
+ */
+export function VisitsChart({ days, gaps, tableId }: VisitsChartProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const key = JSON.stringify([days, gaps]);
+  useEffect(() => {
+    let chart: { destroy: () => void } | undefined;
+    let cancelled = false;
+    const draw = async () => {
+      const { drawVisitsChart } = await import('./uplot-visits.js');
+      if (cancelled || !box.current) return;
+      chart?.destroy();
+      chart = drawVisitsChart(box.current, days, gaps);
+    };
+    void draw();
+    // Colours are read from the page's CSS once per drawing: a change of light or dark mode redraws.
+    const scheme = matchMedia('(prefers-color-scheme: dark)');
+    const redraw = () => void draw();
+    scheme.addEventListener('change', redraw);
+    return () => {
+      cancelled = true;
+      scheme.removeEventListener('change', redraw);
+      chart?.destroy();
+    };
+  }, [key]);
+  return (
+    <figure class="visits-chart">
+      <figcaption>
+        Visits per UTC day. <span class="legend legend-s">Short link</span> <span class="legend legend-q">QR code</span>{' '}
+        {gaps.length > 0 && <span class="legend legend-gap">Not recorded</span>} <a href={`#${tableId}`}>The same numbers as a table</a>
+      </figcaption>
+      <div ref={box} class="chart-canvas" aria-hidden="true" />
+    </figure>
+  );
+}

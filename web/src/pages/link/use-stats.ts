@@ -1,0 +1,65 @@
+import type { Static } from '@sinclair/typebox';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Stats as StatsSchema } from '../../../../src/analytics/stats-schemas.js';
+import { api } from '../../api/client.js';
+
+export type Stats = Static<typeof StatsSchema>;
+export type StatsGap = Stats['gaps'][number];
+
+/** How often the open page asks again: analytics are fresh within about two seconds. */
+export const REFRESH_MS = 10_000;
+
+export interface LiveStats {
+  stats?: Stats;
+  error: unknown;
+  loading: boolean;
+}
+
+/**
+ * A link's stats for the last `days` UTC days, asked again every ten seconds while the tab is visible
+ * (at once when it becomes visible again); a hidden tab asks nothing. The latest answer wins.
+ */
+export function useStats(linkId: string, days: number, trialToken?: string): LiveStats {
+  const [state, setState] = useState<LiveStats>({ error: null, loading: true });
+  const ticket = useRef(0);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const abort = new AbortController();
+    const load = async () => {
+      clearTimeout(timer);
+      const mine = ++ticket.current;
+      setState((s) => ({ ...s, loading: true }));
+      try {
+        const stats = await api<Stats>('GET', `/links/${encodeURIComponent(linkId)}/stats?days=${days}`, undefined, { trialToken, signal: abort.signal });
+        if (mine === ticket.current) setState({ stats, error: null, loading: false });
+      } catch (error) {
+        if (!abort.signal.aborted && mine === ticket.current) setState((s) => ({ ...s, error, loading: false }));
+      }
+      if (abort.signal.aborted || mine !== ticket.current || document.visibilityState !== 'visible') return;
+      clearTimeout(timer);
+      timer = setTimeout(() => void load(), REFRESH_MS);
+    };
+    const onVisibility = () => {
+      if (document.visibilityState === 'visible') void load();
+      else clearTimeout(timer);
+    };
+    document.addEventListener('visibilitychange', onVisibility);
+    void load();
+    return () => {
+      abort.abort();
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }, [linkId, days, trialToken]);
+  return state;
+}
+
+/** Seconds since `at`, counted up every second while mounted. */
+export function useSecondsSince(at: number | undefined): number | undefined {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return at === undefined ? undefined : Math.max(0, Math.round((now - at) / 1000));
+}
