@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, test } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { eachDatabase } from '../helpers/databases.js';
+import { logoPng } from '../helpers/png.js';
+import { scanSvg } from '../helpers/qr-scan.js';
+import { axeInBothModes, browserSkip, collectCspViolations, screenshot } from './browser.js';
+import { cli, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
+
+const EMAIL = 'grace@example.com';
+const PASSWORD = 'copper-lantern-meadow-4412';
+const DESKTOP = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
+const PHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+
+interface MadeLink {
+  id: string;
+  slug: string;
+  shortUrl: string;
+  qrUrl: string;
+}
+
+eachDatabase('the QR designer and analytics on a link page', (kind) => {
+  let world: WebsiteWorld;
+  let context: BrowserContext;
+  let page: Page;
+  let csp: string[];
+  let link: MadeLink;
+
+  before(async () => {
+    if (browserSkip) return;
+    world = await startWebsite(kind);
+    const account = await cli(world, 'accounts', 'create', '--email', EMAIL, '--password', PASSWORD);
+    const { key } = await cli(world, 'keys', 'create', '--account', account.id, '--scopes', 'links:write');
+    const made = await fetch(`${world.server.baseUrl}/api/v1/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      body: JSON.stringify({ target: 'https://example.com/autumn-poster', title: 'Autumn poster' }),
+    });
+    assert.equal(made.status, 200);
+    link = (await made.json()) as MadeLink;
+    ({ context, page } = await newPage(world));
+    csp = collectCspViolations(page);
+    await signIn(page, EMAIL, PASSWORD);
+  });
+  after(async () => {
+    await context?.close();
+    await world?.close();
+  });
+
+  test('visits through the short URL and the QR URL appear in the chart’s table while the page stays open', { skip: browserSkip }, async () => {
+    await page.goto(`/app/links/${link.id}`);
+    await page.getByRole('heading', { name: 'Analytics' }).waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    const todayRow = page.getByRole('region', { name: /daily visits/i }).getByRole('row', { name: new RegExp(today) });
+    await todayRow.waitFor();
+    assert.deepEqual(await cells(todayRow), [today, '0', '0', '0', '']);
+    const phone = await world.browser.newContext({ userAgent: PHONE });
+    const scanned = await phone.request.get(link.qrUrl, { maxRedirects: 0 });
+    assert.equal(scanned.headers().location, 'https://example.com/autumn-poster');
+    await phone.close();
+    const clicked = await fetch(link.shortUrl, { redirect: 'manual', headers: { 'user-agent': DESKTOP } });
+    assert.equal(clicked.status, 302);
+    // No reload: the section asks again by itself.
+    await until(async () => JSON.stringify(await cells(todayRow)) === JSON.stringify([today, '1', '1', '2', '']), 'both visits in the table');
+    await page
+      .getByRole('table', { name: 'Devices' })
+      .getByRole('row', { name: /Mobile/ })
+      .waitFor();
+    await page.getByText(/Updated (just now|\d+ seconds? ago)/).waitFor();
+  });
+
+  test('a QR code with a logo is checked to scan in the page, and its PNG and SVG downloads both decode to the QR URL', { skip: browserSkip }, async () => {
+    const section = page.getByRole('region', { name: 'QR code' });
+    await section.getByLabel('Preset').selectOption('ocean');
+    await section.getByLabel('Dot style').selectOption('rounded');
+    await section.getByLabel('Corner style').selectOption('rounded');
+    await section.getByLabel('Size (pixels)').fill('512');
+    await section.getByLabel(/^Logo/).setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logoPng(96) });
+    await section.getByText('logo.png, 96 × 96 pixels').waitFor();
+    await section.getByText(`Scans to ${link.qrUrl} ✓`).waitFor();
+
+    const png = await download(page, section.getByRole('button', { name: 'Download PNG' }));
+    assert.match(png.name, /\.png$/);
+    assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)], [512, 512], 'the PNG has the chosen size');
+    const pngScan = await scanSvg(wrapPng(png.bytes, 512));
+    assert.deepEqual([pngScan.jsqr, pngScan.zxing], [link.qrUrl, link.qrUrl]);
+
+    const svg = await download(page, section.getByRole('button', { name: 'Download SVG' }));
+    assert.match(svg.name, /\.svg$/);
+    const text = svg.bytes.toString('utf8');
+    assert.match(text, /<image[^>]+data:image\/png;base64,/, 'the logo is in the SVG');
+    const svgScan = await scanSvg(text);
+    assert.deepEqual([svgScan.jsqr, svgScan.zxing], [link.qrUrl, link.qrUrl]);
+    await screenshot(page, 'qr-designer', world.shots);
+  });
+
+  test('a contrast below 4.5 is explained at once and asks nothing of the API', { skip: browserSkip }, async () => {
+    const section = page.getByRole('region', { name: 'QR code' });
+    const asked: string[] = [];
+    page.on('request', (request) => void (request.url().endsWith('/qr') && asked.push(request.postData() ?? '')));
+    await section.getByLabel('Foreground', { exact: true }).fill('#9a9a9a');
+    await section.getByText(/contrast is below 4\.5:1/).waitFor();
+    assert.match(await section.locator('.qr-contrast').innerText(), /2\.\d\d:1/);
+    assert.equal(await section.getByRole('button', { name: 'Download PNG' }).isDisabled(), true);
+    // A readable colour again: its preview is the first request since the low contrast was typed.
+    const next = page.waitForResponse((response) => response.url().endsWith('/qr'));
+    await section.getByLabel('Foreground', { exact: true }).fill('#0b3d5c');
+    await next;
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!, /"foreground":"#0b3d5c"/);
+    await section.getByText(`Scans to ${link.qrUrl} ✓`).waitFor();
+  });
+
+  test('a logo that is not a PNG or larger than 512 × 512 is refused in the page', { skip: browserSkip }, async () => {
+    const section = page.getByRole('region', { name: 'QR code' });
+    await section.getByLabel(/^Logo/).setInputFiles({ name: 'big.png', mimeType: 'image/png', buffer: logoPng(600) });
+    await section.getByText(/600 × 600 pixels; at most 512 × 512/).waitFor();
+    await section.getByLabel(/^Logo/).setInputFiles({ name: 'logo.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('not a png') });
+    await section.getByText('The logo must be a PNG image.').waitFor();
+  });
+
+  test('the CSV download holds the visits of the day by source', { skip: browserSkip }, async () => {
+    await page.getByRole('radio', { name: '7 days' }).check();
+    const rows = page.getByRole('region', { name: /daily visits/i }).getByRole('row');
+    await until(async () => (await rows.count()) === 8, 'a header and seven days');
+    const csv = await download(page, page.getByRole('button', { name: 'Download CSV' }));
+    assert.match(csv.name, /\.csv$/);
+    const lines = csv.bytes.toString('utf8').trim().split(/\r?\n/);
+    const today = new Date().toISOString().slice(0, 10);
+    assert.match(lines[0]!, /^kind,/);
+    assert.ok(lines.includes(`visits,${today},source,s,1,,,`), lines.join('\n'));
+    assert.ok(lines.includes(`visits,${today},source,q,1,,,`), lines.join('\n'));
+    await screenshot(page, 'analytics', world.shots);
+  });
+
+  test('the link page passes axe-core in light and dark mode, fits 360 px, and breaks no Content-Security-Policy rule', { skip: browserSkip }, async () => {
+    await page.getByText(`Scans to ${link.qrUrl} ✓`).waitFor();
+    const found = await axeInBothModes(page, 'link page');
+    const { context: narrow, page: phone } = await newPage(world, { width: 360 });
+    await signIn(phone, EMAIL, PASSWORD);
+    await phone.goto(`/app/links/${link.id}`);
+    await phone.getByText(`Scans to ${link.qrUrl} ✓`).waitFor();
+    await phone.getByRole('table', { name: 'Countries' }).waitFor();
+    found.push(...(await axeInBothModes(phone, 'link page at 360 px')));
+    assert.ok(await phone.evaluate(() => document.documentElement.scrollWidth <= 360), 'the link page fits 360 px');
+    await narrow.close();
+    assert.deepEqual(found, []);
+    assert.deepEqual(csp, []);
+  });
+});
+
+async function cells(row: ReturnType<Page['getByRole']>): Promise<string[]> {
+  return (await row.locator('th, td').allInnerTexts()).map((text) => text.trim());
+}
+
+/** Polls `ready` until it holds, for at most 30 s: the page refreshes its stats every 10 s. */
+async function until(ready: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function download(page: Page, button: ReturnType<Page['getByRole']>): Promise<{ name: string; bytes: Buffer }> {
+  const [file] = await Promise.all([page.waitForEvent('download'), button.click()]);
+  return { name: file.suggestedFilename(), bytes: fs.readFileSync(await file.path()) };
+}
+
+/** A PNG as the only content of an SVG of its size, so the SVG scanner reads the PNG's own pixels. */
+function wrapPng(png: Buffer, size: number): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><image href="data:image/png;base64,${png.toString('base64')}" width="${size}" height="${size}"/></svg>`;
+}
