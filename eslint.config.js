@@ -32,12 +32,18 @@ export default tseslint.config(
     // Tests and benchmarks read JSON answers (typed any) field by field; asserting on them is the point.
     files: ['test/**', 'bench/**'],
     rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
     },
+  },
+  {
+    // Migrations take Kysely<any>, as Kysely advises: they must not depend on today's table types.
+    files: ['src/platform/database/migrations.ts', 'src/platform/database/migrations/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
     files: ['web/src/**'],

@@ -51,15 +51,8 @@ function load(base: string, slugFile: string, seconds: number): Promise<Omit<Fig
   const child = spawn(args[0]!, args.slice(1), { env: { ...process.env, SLUGS_FILE: slugFile }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  return new Promise((resolve, reject) =>
-    child.once('error', reject).once('close', () => {
-      try {
-        resolve(hasWrk ? wrkFigures(out) : autocannonFigures(out));
-      } catch (error) {
-        reject(error);
-      }
-    }),
-  );
+  const closed = new Promise<void>((resolve, reject) => child.once('error', reject).once('close', () => resolve()));
+  return closed.then(() => (hasWrk ? wrkFigures(out) : autocannonFigures(out)));
 }
 
 /** Loads each server for `seconds`, all at once, and adds each one's CPU time per request. */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { API_LIMITS } from '../platform/api-limits.js';
 import type { Limits } from '../platform/config.js';
-import { AppError, RuleError } from '../platform/errors.js';
+import { RuleError } from '../platform/errors.js';
 import type { IdempotencyGuard } from '../platform/idempotency/idempotency-guard.js';
 import { networkHash } from '../platform/network.js';
 import type { CreditStore, PackRecord, PackStore, RecordingUsage, UsageStore } from '../links/ports.js';

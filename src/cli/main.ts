@@ -17,7 +17,7 @@ async function main(argv: string[]): Promise<number> {
   if (!command) throw new CliError(`unknown command "${name}"; commands: ${Object.keys(commands).join(', ')}`);
   let values: Record<string, string | undefined>;
   try {
-    values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values as Record<string, string | undefined>;
+    values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values;
   } catch (error) {
     throw new CliError((error as Error).message.split('\n')[0] ?? 'bad arguments');
   }
@@ -37,7 +37,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     const known = error instanceof CliError || error instanceof ConfigError || error instanceof RuleError;
-    const message = known ? (error as Error).message : `failed: ${(error as Error)?.message ?? String(error)}`;
+    const message = known ? error.message : `failed: ${(error as Error)?.message ?? String(error)}`;
     process.stderr.write(`${message.replace(/\s*\n\s*/g, '; ')}\n`);
     process.exit(1);
   },

@@ -68,8 +68,8 @@ export class RedisRateLimiter implements RateLimiter {
 
   async check(key: string, limit: number, now: number): Promise<RateDecision> {
     try {
-      const gcra = (this.redis as unknown as { gcra(key: string, ...args: number[]): Promise<[number, number]> }).gcra;
-      const [allowed, backlog] = await gcra.call(this.redis, key, Math.floor(now), intervalMs(limit), WINDOW_MS);
+      const redis = this.redis as unknown as { gcra(key: string, ...args: number[]): Promise<[number, number]> };
+      const [allowed, backlog] = await redis.gcra(key, Math.floor(now), intervalMs(limit), WINDOW_MS);
       if (this.degraded) {
         this.degraded = false;
         this.log.info('rate limits: Redis is back, counting there again');

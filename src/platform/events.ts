@@ -46,7 +46,7 @@ export class EventBus {
   }
 
   emit<E extends keyof ServiceEvents>(event: E, payload: ServiceEvents[E]): void {
-    for (const listener of (this.listeners[event] ?? []) as Listener<E>[]) {
+    for (const listener of this.listeners[event] ?? []) {
       try {
         listener(payload);
       } catch (error) {

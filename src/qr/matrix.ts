@@ -15,12 +15,12 @@ export interface QrMatrix {
   /** Modules per side, quiet zone excluded. */
   size: number;
   /** Dark data, timing and alignment modules (finder patterns excluded: they are drawn as shapes). */
-  isDark(row: number, col: number): boolean;
+  isDark: (row: number, col: number) => boolean;
   /**
    * Timing, alignment, format and version modules: readers locate and calibrate with these, so
    * styles that shrink modules (dots) must draw them whole.
    */
-  isFunction(row: number, col: number): boolean;
+  isFunction: (row: number, col: number) => boolean;
   /** Top-left module of each finder pattern, [row, col]. */
   finders: [number, number][];
   /** The cleared square for a logo: first module and side, or undefined without a logo. */

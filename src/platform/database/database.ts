@@ -125,8 +125,8 @@ function openPostgres(url: string): Database {
     // bigint (int8) columns hold Unix milliseconds and credit amounts, all far below 2^53: read them as
     // numbers rather than pg's default strings. Set per pool so no global state is touched.
     types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+      getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
   // An idle client that loses its connection must not crash the process; the next query reconnects.

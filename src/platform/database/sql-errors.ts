@@ -7,13 +7,15 @@ interface DriverError {
   message?: unknown;
 }
 
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 /** SQLite reports SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY; PostgreSQL reports SQLSTATE 23505. */
 export function isUniqueViolation(error: unknown, column?: string): boolean {
   const e = error as DriverError;
   const unique = e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   if (!unique || column === undefined) return unique;
   // PostgreSQL names the constraint (links_slug_key); SQLite names the column (links.slug).
-  return String(e.constraint ?? e.message ?? '').includes(column);
+  return text(e.constraint ?? e.message).includes(column);
 }
 
 /** SQLite result codes (and their extended forms, e.g. SQLITE_IOERR_WRITE) of a database that is busy or cannot be written now. */
@@ -49,6 +51,6 @@ export function isUnavailable(error: unknown): boolean {
     code.startsWith('08') || // connection exceptions
     code.startsWith('53') || // insufficient resources: disk full, out of memory, too many connections
     code.startsWith('58') || // system errors (I/O)
-    POSTGRES_MESSAGES.test(String(e?.message ?? ''))
+    POSTGRES_MESSAGES.test(text(e?.message))
   );
 }

@@ -62,7 +62,7 @@ export class SqliteWaitingDialect implements Dialect {
     return new SqliteAdapter();
   }
 
-  createIntrospector(db: Kysely<any>) {
+  createIntrospector(db: Kysely<unknown>) {
     return new SqliteIntrospector(db);
   }
 }
@@ -117,7 +117,10 @@ class WaitingDriver implements Driver {
 }
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const isBusy = (error: unknown) => String((error as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY');
+const isBusy = (error: unknown) => {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+};
 
 class WaitingConnection implements DatabaseConnection {
   private readonly statements = new Map<string, SqliteDatabase.Statement>();

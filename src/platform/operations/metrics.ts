@@ -77,18 +77,18 @@ export class Metrics {
 
   /** Metrics read from the sources' plain fields when scraped. */
   private scraped(registers: Registry[]): void {
-    const metrics = this;
-    const counter = (name: string, help: string, labelNames: string[], read: (counter: Counter<string>, s: MetricsSources) => void) =>
-      new Counter({
+    const counter = (name: string, help: string, labelNames: string[], read: (counter: Counter<string>, s: MetricsSources) => void) => {
+      const metric: Counter<string> = new Counter({
         name,
         help,
         labelNames,
         registers,
-        collect() {
-          this.reset();
-          if (metrics.sources !== undefined) read(this, metrics.sources);
+        collect: () => {
+          metric.reset();
+          if (this.sources !== undefined) read(metric, this.sources);
         },
       });
+    };
     counter('shortlinks_redirects_total', 'Answers of the redirect paths, by path (s, q) and outcome.', ['kind', 'outcome'], (c, s) => {
       for (const kind of ['s', 'q'] as const) for (const [outcome, field] of OUTCOMES) c.inc({ kind, outcome }, s.redirects[kind][field]);
     });
@@ -103,16 +103,14 @@ export class Metrics {
     });
     counter('shortlinks_database_errors_total', 'Database operations that failed, by operation.', ['operation'], (c, s) => {
       c.inc({ operation: 'probe' }, s.database.failures);
-      c.inc({ operation: 'request' }, metrics.requestDatabaseErrors);
-      c.inc({ operation: 'flush' }, metrics.flushErrors);
+      c.inc({ operation: 'request' }, this.requestDatabaseErrors);
+      c.inc({ operation: 'flush' }, this.flushErrors);
     });
-    new Gauge({
+    const ready: Gauge = new Gauge({
       name: 'shortlinks_ready',
       help: '1 while the background database probe succeeds (readiness), else 0.',
       registers,
-      collect() {
-        this.set(metrics.sources !== undefined && isReady(metrics.sources.database) ? 1 : 0);
-      },
+      collect: () => ready.set(this.sources !== undefined && isReady(this.sources.database) ? 1 : 0),
     });
   }
 }
