@@ -233,14 +233,14 @@ describe('admin CLI details (sqlite)', () => {
     const { key } = await h.account();
     const writes = Array.from({ length: 12 }, (_, i) => h.createLink({ target: `https://example.org/busy/${i}` }, { key }));
     const [account] = await Promise.all([shortlinks(database.url, 'accounts', 'create', '--email', email()), ...writes]);
-    const accountId = succeeded(account!).id;
+    const accountId = succeeded(account).id;
     const [newKey, grant] = await Promise.all([
       shortlinks(database.url, 'keys', 'create', '--account', accountId, '--scopes', 'links:write'),
       shortlinks(database.url, 'credits', 'grant', '--account', accountId, '--credits', '7'),
       ...Array.from({ length: 10 }, (_, i) => h.createLink({ target: `https://example.org/busy2/${i}` }, { key })),
     ]);
-    assert.equal(succeeded(grant!).purchasedBalance, 7);
-    const res = await h.createLink({ target: 'https://example.org/after' }, { key: succeeded(newKey!).key });
+    assert.equal(succeeded(grant).purchasedBalance, 7);
+    const res = await h.createLink({ target: 'https://example.org/after' }, { key: succeeded(newKey).key });
     assert.equal(res.status, 200);
     for (const write of await Promise.all(writes)) assert.equal(write.status, 200);
   });

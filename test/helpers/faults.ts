@@ -140,10 +140,10 @@ export async function holdSqliteWriteLock(file: string): Promise<() => Promise<v
   `;
   const child = spawn(process.execPath, ['-e', script, file, driver], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = once(child, 'exit');
-  const [line] = await Promise.race([once(child.stdout!, 'data'), exited]);
+  const [line] = await Promise.race([once(child.stdout, 'data'), exited]);
   if (!String(line).startsWith('locked')) throw new Error('the lock holder exited before taking the lock');
   return async () => {
-    child.stdin!.end();
+    child.stdin.end();
     await exited;
   };
 }

@@ -10,7 +10,7 @@ const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
 // Nothing may be fetched here: hand zxing its wasm from node_modules instead of its default CDN.
 const wasmPath = createRequire(import.meta.url).resolve('zxing-wasm/reader/zxing_reader.wasm');
 const wasm = fs.readFileSync(wasmPath);
-prepareZXingModule({ overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) as ArrayBuffer } });
+prepareZXingModule({ overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) } });
 
 export interface ScanResult {
   jsqr: string | null;

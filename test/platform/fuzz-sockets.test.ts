@@ -98,17 +98,16 @@ test('a connection that sends nothing is cut off after the headers timeout', asy
  */
 function stallReading(path: string, count: number): Promise<{ timeoutMs: number; pendingBytes: number } | undefined> {
   return new Promise((resolve) => {
-    let client: net.Socket | undefined;
     const done = (result: { timeoutMs: number; pendingBytes: number } | undefined) => {
       clearTimeout(giveUp);
-      client?.destroy();
+      client.destroy();
       resolve(result);
     };
     const giveUp = setTimeout(() => done(undefined), 20_000);
     h.app.server.once('connection', (socket: net.Socket) => {
       socket.once('timeout', () => done({ timeoutMs: socket.timeout ?? 0, pendingBytes: socket.writableLength }));
     });
-    client = net.connect(port, '127.0.0.1');
+    const client = net.connect(port, '127.0.0.1');
     client.pause();
     client.on('error', () => {});
     let sent = 0;
@@ -116,7 +115,7 @@ function stallReading(path: string, count: number): Promise<{ timeoutMs: number;
     const pump = () => {
       while (sent < count) {
         sent += 100;
-        if (!client!.write(batch)) return void client!.once('drain', pump);
+        if (!client.write(batch)) return void client.once('drain', pump);
       }
     };
     client.on('connect', pump);
