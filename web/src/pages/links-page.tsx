@@ -78,14 +78,16 @@ function Results({ page, offset, query, onOffset }: { page: LinkPage; offset: nu
         {query ? ` matching “${query}”` : ''}, newest first
       </p>
       <LinkTable links={page.links} />
-      <nav aria-label="Pages of links" class="actions">
-        <button type="button" class="secondary" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - PAGE_SIZE))}>
-          Newer links
-        </button>
-        <button type="button" class="secondary" disabled={!page.hasMore} onClick={() => onOffset(offset + PAGE_SIZE)}>
-          Older links
-        </button>
-      </nav>
+      {(offset > 0 || page.hasMore) && (
+        <nav aria-label="Pages of links" class="actions">
+          <button type="button" class="secondary" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - PAGE_SIZE))}>
+            Newer links
+          </button>
+          <button type="button" class="secondary" disabled={!page.hasMore} onClick={() => onOffset(offset + PAGE_SIZE)}>
+            Older links
+          </button>
+        </nav>
+      )}
     </>
   );
 }

@@ -4,7 +4,8 @@ import { useState } from 'preact/hooks';
  * Copies `text`; the clipboard API needs a secure context (HTTPS or localhost), elsewhere the older
  * selection copy is used. The result is announced.
  */
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+/** `name`, when given, is the button's accessible name (it should begin with the visible `label`). */
+export function CopyButton({ text, label = 'Copy', name }: { text: string; label?: string; name?: string }) {
   const [result, setResult] = useState('');
   const copy = async () => {
     try {
@@ -18,7 +19,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   };
   return (
     <span class="copy">
-      <button type="button" class="secondary" onClick={copy}>
+      <button type="button" class="secondary" onClick={copy} aria-label={name}>
         {label}
       </button>
       <span role="status" class="copy-result">

@@ -49,7 +49,7 @@ function LinkRow({ link }: { link: Link }) {
   return (
     <tr>
       <th scope="row" data-label="Slug">
-        <a href={`/app/links/${link.id}`} class="mono">
+        <a href={`/app/links/${link.id}`} class="mono slug">
           {link.slug}
         </a>
       </th>
@@ -65,9 +65,11 @@ function LinkRow({ link }: { link: Link }) {
       <td data-label="Created (UTC)" class="nowrap">
         {formatUtcDate(link.created_at)}
       </td>
-      <td data-label="Copy" class="copies">
-        <CopyButton text={link.shortUrl} label={`Copy short URL of ${link.slug}`} />
-        <CopyButton text={link.qrUrl} label={`Copy QR URL of ${link.slug}`} />
+      <td data-label="Copy">
+        <div class="copies">
+          <CopyButton text={link.shortUrl} label="Copy short URL" name={`Copy short URL of ${link.slug}`} />
+          <CopyButton text={link.qrUrl} label="Copy QR URL" name={`Copy QR URL of ${link.slug}`} />
+        </div>
       </td>
     </tr>
   );
