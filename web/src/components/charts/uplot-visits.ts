@@ -13,6 +13,7 @@ export interface ChartGap {
 }
 
 const HEIGHT = 260;
+const dayLabel = uPlot.fmtDate('{D} {MMM}');
 
 /**
  * Daily visits as two series (short link solid, QR dashed) on UTC days, with every gap in recording
@@ -22,6 +23,7 @@ export function drawVisitsChart(target: HTMLElement, days: ChartDay[], gaps: Cha
   const css = getComputedStyle(target);
   const colour = (name: string) => css.getPropertyValue(name).trim();
   const axis = { stroke: colour('--text'), grid: { stroke: colour('--chart-grid'), width: 1 }, ticks: { stroke: colour('--chart-grid'), width: 1 } };
+  const lastDay = dayStart(days.at(-1)?.date ?? '1970-01-01');
   const data: uPlot.AlignedData = [days.map((d) => dayStart(d.date)), days.map((d) => d.s), days.map((d) => d.q)];
   const plot = new uPlot(
     {
@@ -33,7 +35,8 @@ export function drawVisitsChart(target: HTMLElement, days: ChartDay[], gaps: Cha
       // The last day's whole span is shown, so a gap later today still has its place on the chart.
       scales: { x: { time: true, range: (_u, min, max) => [min, max + 86_400] }, y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
       axes: [
-        { ...axis, values: '{D} {MMM}' },
+        // The last day's span ends at tomorrow's midnight, which is not a day of the window: no label there.
+        { ...axis, values: (_u, splits) => splits.map((t) => (t <= lastDay ? dayLabel(uPlot.tzDate(new Date(t * 1000), 'Etc/UTC')) : '')) },
         { ...axis, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000], size: 50 },
       ],
       series: [
