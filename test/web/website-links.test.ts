@@ -82,7 +82,7 @@ eachDatabase('a person on the website: links', (kind) => {
     await page.getByRole('button', { name: 'Shorten' }).click();
     const qr = page.getByRole('img', { name: /QR code that opens .*\/q\// });
     await qr.waitFor();
-    await page.waitForFunction(() => (document.querySelector('img.qr-image') as HTMLImageElement | null)?.naturalWidth! > 0);
+    await page.waitForFunction(() => (document.querySelector<HTMLImageElement>('img.qr-image')?.naturalWidth ?? 0) > 0);
     await page.getByRole('button', { name: 'Copy short URL' }).waitFor();
     await page.getByRole('button', { name: 'Copy QR URL' }).waitFor();
     violations.push(...(await axeWhenSettled(page, 'home with a trial link')));
@@ -100,7 +100,11 @@ eachDatabase('a person on the website: links', (kind) => {
     const id = page.url().split('/').pop()!;
     const database = await openDatabase(world.databaseUrl);
     try {
-      await database.db.updateTable('links').set({ expires_at: Date.now() - 1000 }).where('id', '=', id).execute();
+      await database.db
+        .updateTable('links')
+        .set({ expires_at: Date.now() - 1000 })
+        .where('id', '=', id)
+        .execute();
     } finally {
       await database.close();
     }

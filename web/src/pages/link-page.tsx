@@ -54,11 +54,13 @@ function StateNotice({ link }: { link: Link }) {
   if (link.status === 'suspended') {
     return (
       <Notice kind="warning">
-        This link is suspended by the service’s operator: its short URL and QR URL do not redirect, and it cannot be edited. Write to the operator if you think this is a mistake.
+        This link is suspended by the service’s operator: its short URL and QR URL do not redirect, and it cannot be edited. Write to the operator if you think
+        this is a mistake.
       </Notice>
     );
   }
   if (link.status === 'deleted') return <Notice kind="warning">This link is deleted: its URLs no longer redirect.</Notice>;
-  if (link.expiresAt !== undefined && link.expiresAt <= Date.now()) return <Notice kind="warning">This trial link has expired: its URLs no longer redirect.</Notice>;
+  if (link.expiresAt !== undefined && link.expiresAt <= Date.now())
+    return <Notice kind="warning">This trial link has expired: its URLs no longer redirect.</Notice>;
   return null;
 }

@@ -31,7 +31,16 @@ export function TrialForm({ create }: { create: (target: string, idempotencyKey:
     <section aria-labelledby="trial-heading" class="card">
       <h2 id="trial-heading">Try it without an account</h2>
       <form onSubmit={submitted(() => void shorten.run())}>
-        <Field label="Long URL" type="url" name="target" required placeholder="https://example.com/a/long/address" value={target} onValue={setTarget} hint="Trial links work for 7 days; 3 a day from one network." />
+        <Field
+          label="Long URL"
+          type="url"
+          name="target"
+          required
+          placeholder="https://example.com/a/long/address"
+          value={target}
+          onValue={setTarget}
+          hint="Trial links work for 7 days; 3 a day from one network."
+        />
         <ErrorMessage error={shorten.error} overrides={OVERRIDES} />
         <Submit label="Shorten" busy={shorten.busy} busyText="Making your link…" />
       </form>

@@ -27,5 +27,7 @@ export interface Difference {
 
 /** What someone else changed between the version an edit started from and the current one. */
 export function differences(base: Link, current: Link): Difference[] {
-  return ([...EDITABLE, 'status'] as const).filter((field) => base[field] !== current[field]).map((field) => ({ field, before: base[field], now: current[field] }));
+  return ([...EDITABLE, 'status'] as const)
+    .filter((field) => base[field] !== current[field])
+    .map((field) => ({ field, before: base[field], now: current[field] }));
 }

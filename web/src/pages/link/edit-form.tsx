@@ -66,7 +66,14 @@ export function EditForm({ link, onSaved }: { link: Link; onSaved: (link: Link) 
       <Field label="Title" name="title" maxLength={100} value={values.title} onValue={set('title')} />
       <Field label="Tags" name="tags" maxLength={160} value={values.tags} onValue={set('tags')} hint="Words to search by, such as poster, spring." />
       {conflict && (
-        <Conflict base={base} current={conflict.current} edit={conflict.edit} busy={save.busy} onReapply={() => void save.run(conflict.current.version, conflict.edit)} onDiscard={discard} />
+        <Conflict
+          base={base}
+          current={conflict.current}
+          edit={conflict.edit}
+          busy={save.busy}
+          onReapply={() => void save.run(conflict.current.version, conflict.edit)}
+          onDiscard={discard}
+        />
       )}
       <ErrorMessage error={save.error} overrides={OVERRIDES} />
       <div role="status">{saved && <Notice kind="success">Saved. The short URL and the QR URL now lead to the new destination.</Notice>}</div>

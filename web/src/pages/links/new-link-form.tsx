@@ -23,7 +23,8 @@ interface Fields {
 }
 
 /** A failure after which the same creation may be sent again: the server may or may not have made it. */
-const mayRetry = (error: unknown): boolean => error instanceof ApiError && (error.code === 'network' || error.code === 'unexpected' || error.status >= 500 || error.status === 429);
+const mayRetry = (error: unknown): boolean =>
+  error instanceof ApiError && (error.code === 'network' || error.code === 'unexpected' || error.status >= 500 || error.status === 429);
 
 const bodyOf = (fields: Fields, maxCredits: number) => ({
   target: fields.target.trim(),
@@ -62,8 +63,24 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
 
   return (
     <form class="form-block" onSubmit={submitted(() => void create.run(0))}>
-      <Field label="Destination URL" type="url" name="target" required placeholder="https://example.com/spring-campaign" value={fields.target} onValue={set('target')} />
-      <Field label="Alias" name="alias" maxLength={40} pattern="[A-Za-z0-9_-]+" value={fields.alias} onValue={set('alias')} hint="Optional: the end of the short URL, such as spring-sale. Letters, digits, - and _." />
+      <Field
+        label="Destination URL"
+        type="url"
+        name="target"
+        required
+        placeholder="https://example.com/spring-campaign"
+        value={fields.target}
+        onValue={set('target')}
+      />
+      <Field
+        label="Alias"
+        name="alias"
+        maxLength={40}
+        pattern="[A-Za-z0-9_-]+"
+        value={fields.alias}
+        onValue={set('alias')}
+        hint="Optional: the end of the short URL, such as spring-sale. Letters, digits, - and _."
+      />
       <Field label="Title" name="title" maxLength={100} value={fields.title} onValue={set('title')} hint="Optional: for you, to find the link again." />
       <Field label="Tags" name="tags" maxLength={160} value={fields.tags} onValue={set('tags')} hint="Optional: words to search by, such as poster, spring." />
       <ErrorMessage error={quote ? null : create.error} overrides={OVERRIDES} />
