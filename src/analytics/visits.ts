@@ -7,30 +7,39 @@ import type { Counts, Dimension, LinkRef, Recorded, Source, VisitClass } from '.
  */
 export const TRIAL_GROUP = '~trial';
 
-/** Visits alike in every dimension; `n` of them. */
-interface Kind {
-  source: Source;
-  country: string;
-  visitor: VisitClass;
-  referrer: string;
-  n: number;
-}
-
-/** One link's visits of one day, by kind in order of first arrival. */
+/**
+ * One link's visits of one day: per dimension, the visits of each value, values in order of their
+ * first visit. The visitor class stands for device, browser and bot together.
+ */
 interface LinkVisits {
   link: LinkRef;
   visits: number;
-  kinds: Map<string, Kind>;
+  s: number;
+  q: number;
+  countries: Map<string, number>;
+  visitors: Map<VisitClass, number>;
+  referrers: Map<string, number>;
 }
 
+const bump = <K>(counts: Map<K, number>, key: K, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
+
+/** Lets pending redirects be answered between two slices of a long piece of recording work. */
+export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Visits folded into the counts, or links granted, between two breaths. */
+const SLICE = 4096;
+
 /**
- * The visits of one UTC day not yet flushed, counted per link and kind of visit: memory grows with
- * the distinct kinds, not with the visits. Links keep the order of their first visit, which is the
- * order in which an allowance that runs out grants them (grant).
+ * The visits of one UTC day not yet flushed. A redirect appends its visit to a list (five references:
+ * no lookup on the redirect path); the flush first folds the list into counts per link and dimension
+ * value (tally), whose size grows with links and distinct values, not with visits. Links keep the
+ * order of their first visit, which is the order in which an allowance that runs out grants them.
  */
 export class DayVisits {
   readonly links = new Map<string, LinkVisits>();
   visits = 0;
+  /** Visits not yet tallied: link, source, country, visitor, referrer, one after another. */
+  private list: unknown[] = [];
 
   constructor(
     readonly day: string,
@@ -38,75 +47,110 @@ export class DayVisits {
     public from: number,
   ) {}
 
-  add(link: LinkRef, source: Source, country: string, visitor: VisitClass, referrer: string, n = 1): void {
-    let own = this.links.get(link.id);
-    if (own === undefined) this.links.set(link.id, (own = { link, visits: 0, kinds: new Map() }));
-    // Referrers are host names (letters, digits, `-`, `_`, dots) or a word, countries two letters.
-    const key = `${source}|${visitor.device}|${visitor.browser}|${visitor.bot ? 1 : 0}|${country}|${referrer}`;
-    const kind = own.kinds.get(key);
-    if (kind === undefined) own.kinds.set(key, { source, country, visitor, referrer, n });
-    else kind.n += n;
-    own.visits += n;
-    this.visits += n;
+  add(link: LinkRef, source: Source, country: string, visitor: VisitClass, referrer: string): void {
+    this.list.push(link, source, country, visitor, referrer);
+    this.visits++;
+  }
+
+  /** Folds the listed visits into the counts, a slice at a time. */
+  async tally(): Promise<void> {
+    const list = this.list;
+    this.list = [];
+    for (let i = 0; i < list.length; i += 5) {
+      const own = this.of(list[i] as LinkRef);
+      if (list[i + 1] === 's') own.s++;
+      else own.q++;
+      bump(own.countries, list[i + 2] as string, 1);
+      bump(own.visitors, list[i + 3] as VisitClass, 1);
+      bump(own.referrers, list[i + 4] as string, 1);
+      own.visits++;
+      if ((i / 5) % SLICE === SLICE - 1) await breathe();
+    }
   }
 
   /** Adds the visits of a later buffer of the same day after these (a failed flush's visits keep their place). */
   append(later: DayVisits): void {
-    for (const { link, kinds } of later.links.values()) {
-      for (const k of kinds.values()) this.add(link, k.source, k.country, k.visitor, k.referrer, k.n);
+    this.list = this.list.concat(later.list);
+    this.visits += later.list.length / 5;
+    for (const other of later.links.values()) {
+      const own = this.of(other.link);
+      own.s += other.s;
+      own.q += other.q;
+      for (const [country, n] of other.countries) bump(own.countries, country, n);
+      for (const [visitor, n] of other.visitors) bump(own.visitors, visitor, n);
+      for (const [referrer, n] of other.referrers) bump(own.referrers, referrer, n);
+      own.visits += other.visits;
+      this.visits += other.visits;
     }
     this.from = Math.min(this.from, later.from);
+  }
+
+  private of(link: LinkRef): LinkVisits {
+    let own = this.links.get(link.id);
+    if (own === undefined) {
+      own = { link, visits: 0, s: 0, q: 0, countries: new Map(), visitors: new Map(), referrers: new Map() };
+      this.links.set(link.id, own);
+    }
+    return own;
   }
 
   /** Visits per account (trial links as TRIAL_GROUP), accounts in ascending order: the lock order. */
   accountTotals(): [string, number][] {
     const totals = new Map<string, number>();
-    for (const { link, visits } of this.links.values()) {
-      const account = link.accountId ?? TRIAL_GROUP;
-      totals.set(account, (totals.get(account) ?? 0) + visits);
-    }
+    for (const { link, visits } of this.links.values()) bump(totals, link.accountId ?? TRIAL_GROUP, visits);
     return [...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   /**
    * What is recorded when each account may record `granted` of its visits: its links in order of
-   * their first visit, each link's kinds in order of arrival, until the grant is used up; the rest is
-   * refused, per link, with the account group that refused it.
+   * their first visit, until the grant is used up; the rest is refused, per link, with the account
+   * group that refused it. A link cut short keeps, in every dimension, its values in order of their
+   * first visit (`s` before `q`), up to the visits granted.
    */
-  grant(granted: Map<string, number>): { recorded: Recorded[]; refused: Map<string, { account: string; count: number }> } {
+  async grant(granted: Map<string, number>): Promise<{ recorded: Recorded[]; refused: Map<string, { account: string; count: number }> }> {
     const left = new Map(granted);
     const recorded: Recorded[] = [];
     const refused = new Map<string, { account: string; count: number }>();
-    for (const { link, visits, kinds } of this.links.values()) {
-      const account = link.accountId ?? TRIAL_GROUP;
-      const take = Math.min(visits, left.get(account) ?? 0);
+    let n = 0;
+    for (const own of this.links.values()) {
+      if (++n % SLICE === 0) await breathe();
+      const account = own.link.accountId ?? TRIAL_GROUP;
+      const take = Math.min(own.visits, left.get(account) ?? 0);
       left.set(account, (left.get(account) ?? 0) - take);
-      if (take > 0) recorded.push({ linkId: link.id, day: this.day, visits: take, counts: countsOf(kinds.values(), take) });
-      if (take < visits) refused.set(link.id, { account, count: visits - take });
+      if (take > 0) recorded.push({ linkId: own.link.id, day: this.day, visits: take, counts: countsOf(own, take) });
+      if (take < own.visits) refused.set(own.link.id, { account, count: own.visits - take });
     }
     return { recorded, refused };
   }
 }
 
-/** The counts of the first `limit` visits of these kinds. */
-function countsOf(kinds: Iterable<Kind>, limit: number): Counts {
+/** The first values of `counts` whose visits add up to `limit`, the last one cut to fit. */
+function first<K>(counts: Iterable<[K, number]>, limit: number): [K, number][] {
+  const taken: [K, number][] = [];
+  let left = limit;
+  for (const [key, n] of counts) {
+    if (left === 0) break;
+    taken.push([key, Math.min(n, left)]);
+    left -= Math.min(n, left);
+  }
+  return taken;
+}
+
+/** A link's counts as a rollup keeps them, of its first `limit` visits in every dimension. */
+function countsOf(own: LinkVisits, limit: number): Counts {
   const counts: Counts = {};
   const add = (dimension: Dimension, value: string, n: number) => {
     const values = (counts[dimension] ??= valueMap());
     values[value] = (values[value] ?? 0) + n;
   };
-  let left = limit;
-  for (const k of kinds) {
-    const n = Math.min(k.n, left);
-    add('source', k.source, n);
-    add('country', k.country, n);
-    add('device', k.visitor.device, n);
-    add('browser', k.visitor.browser, n);
-    add('referrer', k.referrer, n);
-    add('bot', k.visitor.bot ? 'yes' : 'no', n);
-    left -= n;
-    if (left === 0) break;
+  for (const [source, n] of first<Source>([['s', own.s], ['q', own.q]], limit)) if (n > 0) add('source', source, n);
+  for (const [country, n] of first(own.countries, limit)) add('country', country, n);
+  for (const [visitor, n] of first(own.visitors, limit)) {
+    add('device', visitor.device, n);
+    add('browser', visitor.browser, n);
+    add('bot', visitor.bot ? 'yes' : 'no', n);
   }
+  for (const [referrer, n] of first(own.referrers, limit)) add('referrer', referrer, n);
   return counts;
 }
 
@@ -132,6 +176,11 @@ export class PendingVisits {
     if (this.today === undefined || time < this.todayStart || time >= this.todayStart + DAY_MS) this.turnTo(time);
     this.today!.add(link, source, country, visitor, referrer);
     this.visits++;
+  }
+
+  /** Folds every day's listed visits into its counts (DayVisits.tally). */
+  async tally(): Promise<void> {
+    for (const day of this.days.values()) await day.tally();
   }
 
   /** Adds a later buffer's visits after these. */

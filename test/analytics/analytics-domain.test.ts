@@ -10,17 +10,18 @@ import { UA } from '../helpers/analytics.js';
 const mobile = { device: 'mobile' as const, browser: 'Chrome', bot: false };
 const crawler = { device: 'bot' as const, browser: 'other', bot: true };
 
-/** Visits in arrival order, as [link, account, country] triples. */
-function day(visits: [string, string | null, string][]): DayVisits {
+/** Visits in arrival order, as [link, account, country] triples, tallied. */
+async function day(visits: [string, string | null, string][]): Promise<DayVisits> {
   const buffer = new DayVisits('2026-11-15', 0);
   for (const [id, accountId, country] of visits) buffer.add({ id, accountId }, 's', country, country === 'US' ? crawler : mobile, 'direct');
+  await buffer.tally();
   return buffer;
 }
 
-test("an account's links are granted in the order of their first visit, each link's visits in order of arrival; the rest is refused per link", () => {
-  const visits = day([['L1', 'a', 'DE'], ['L2', 'a', 'DE'], ['T1', null, 'DE'], ['L1', 'a', 'US'], ['L3', 'b', 'DE'], ['L2', 'a', 'FR'], ['T1', null, 'DE']]);
+test("an account's links are granted in the order of their first visit, each link's values in order of arrival; the rest is refused per link", async () => {
+  const visits = await day([['L1', 'a', 'DE'], ['L2', 'a', 'DE'], ['T1', null, 'DE'], ['L1', 'a', 'US'], ['L3', 'b', 'DE'], ['L2', 'a', 'FR'], ['T1', null, 'DE']]);
   assert.deepEqual(visits.accountTotals(), [['a', 4], ['b', 1], ['~trial', 2]]);
-  const { recorded, refused } = visits.grant(new Map([['a', 3], ['b', 1], ['~trial', 1]]));
+  const { recorded, refused } = await visits.grant(new Map([['a', 3], ['b', 1], ['~trial', 1]]));
   assert.deepEqual(
     recorded.map((r) => [r.linkId, r.visits, { ...r.counts.country }, { ...r.counts.device }]),
     [
@@ -31,18 +32,19 @@ test("an account's links are granted in the order of their first visit, each lin
     ],
   );
   assert.deepEqual([...refused], [['L2', { account: 'a', count: 1 }], ['T1', { account: '~trial', count: 1 }]]);
-  const all = visits.grant(new Map([['a', 4], ['b', 1], ['~trial', 2]]));
+  const all = await visits.grant(new Map([['a', 4], ['b', 1], ['~trial', 2]]));
   assert.equal(all.refused.size, 0);
   assert.equal(all.recorded.reduce((n, r) => n + r.visits, 0), 7);
-  assert.deepEqual(visits.grant(new Map()).recorded, []);
+  assert.deepEqual((await visits.grant(new Map())).recorded, []);
 });
 
-test('each recorded link counts every dimension of its granted visits alike: the totals of every dimension agree', () => {
+test('each recorded link counts every dimension of its granted visits alike: the totals of every dimension agree', async () => {
   const visits = new DayVisits('2026-11-15', 0);
   const link = { id: 'L', accountId: 'a' };
   for (let i = 0; i < 50; i++) visits.add(link, i % 3 ? 's' : 'q', ['DE', 'FR', 'US'][i % 3]!, i % 4 ? mobile : crawler, `r${i % 5}.example`);
+  await visits.tally();
   for (const granted of [0, 1, 17, 49, 50, 80]) {
-    const [own] = visits.grant(new Map([['a', granted]])).recorded;
+    const [own] = (await visits.grant(new Map([['a', granted]]))).recorded;
     const expected = Math.min(granted, 50);
     assert.equal(own?.visits ?? 0, expected);
     for (const values of Object.values(own?.counts ?? {})) assert.equal(Object.values(values).reduce((n, c) => n + c, 0), expected);

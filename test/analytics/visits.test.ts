@@ -9,39 +9,55 @@ const crawler = { device: 'bot' as const, browser: 'other', bot: true };
 const a = { id: 'link-a', accountId: 'account-1' };
 const b = { id: 'link-b', accountId: null };
 
-/** Per day, per link: visits and the kinds' counts, as plain data. */
+/** Per day, per link: visits, s and q, and each dimension's values in order, as plain data. */
 const contents = (pending: PendingVisits) =>
-  pending.sorted().map((day) => [day.day, day.from, [...day.links.values()].map((l) => [l.link.id, l.visits, [...l.kinds.values()].map((k) => `${k.source} ${k.country} ${k.visitor.device} ${k.referrer} ×${k.n}`)])]);
+  pending.sorted().map((day) => [
+    day.day,
+    day.from,
+    [...day.links.values()].map((l) => [
+      l.link.id,
+      l.visits,
+      `s ${l.s} q ${l.q}`,
+      [...l.countries].join(' '),
+      [...l.visitors].map(([v, n]) => `${v.device},${n}`).join(' '),
+      [...l.referrers].join(' '),
+    ]),
+  ]);
 
-test('visits are counted per UTC day, link and kind, links and kinds in the order of their first visit', () => {
+test('visits are counted per UTC day, link and dimension value, links and values in the order of their first visit', async () => {
   const pending = new PendingVisits();
   pending.add(b, 'q', 'DE', mobile, 'direct', midnight - 1);
   pending.add(a, 's', 'DE', mobile, 'direct', midnight);
   pending.add(a, 's', 'DE', mobile, 'direct', midnight + 5);
-  pending.add(a, 's', 'DE', crawler, 'direct', midnight + 6);
+  pending.add(a, 'q', 'FR', crawler, 'x.example', midnight + 6);
   pending.add(b, 'q', 'DE', mobile, 'direct', midnight + DAY - 1);
   pending.add(a, 'q', 'FR', mobile, 'x.example', midnight - 2);
   assert.equal(pending.visits, 6);
+  await pending.tally();
   assert.deepEqual(contents(pending), [
-    ['2026-11-20', midnight - 1, [['link-b', 1, ['q DE mobile direct ×1']], ['link-a', 1, ['q FR mobile x.example ×1']]]],
-    ['2026-11-21', midnight, [['link-a', 3, ['s DE mobile direct ×2', 's DE bot direct ×1']], ['link-b', 1, ['q DE mobile direct ×1']]]],
+    ['2026-11-20', midnight - 1, [['link-b', 1, 's 0 q 1', 'DE,1', 'mobile,1', 'direct,1'], ['link-a', 1, 's 0 q 1', 'FR,1', 'mobile,1', 'x.example,1']]],
+    ['2026-11-21', midnight, [['link-a', 3, 's 2 q 1', 'DE,2 FR,1', 'mobile,2 bot,1', 'direct,2 x.example,1'], ['link-b', 1, 's 0 q 1', 'DE,1', 'mobile,1', 'direct,1']]],
   ]);
 });
 
-test('a later buffer appended to a failed flush’s keeps the older visits first, and the day starts at its first visit', () => {
+test('a later buffer appended to a failed flush’s keeps the older visits first, and the day starts at its first visit', async () => {
   const failed = new PendingVisits();
   failed.add(a, 's', 'DE', mobile, 'direct', midnight + 10);
+  // A failed flush's visits are tallied; the later ones are not yet.
+  await failed.tally();
   const later = new PendingVisits();
   later.add(b, 's', 'US', mobile, 'direct', midnight + 20);
-  later.add(a, 's', 'DE', mobile, 'direct', midnight + 30);
+  later.add(a, 's', 'US', mobile, 'direct', midnight + 30);
   later.add(a, 'q', 'DE', mobile, 'direct', midnight + DAY);
   failed.append(later);
   assert.equal(failed.visits, 4);
+  await failed.tally();
   assert.deepEqual(contents(failed), [
-    ['2026-11-21', midnight + 10, [['link-a', 2, ['s DE mobile direct ×2']], ['link-b', 1, ['s US mobile direct ×1']]]],
-    ['2026-11-22', midnight + DAY, [['link-a', 1, ['q DE mobile direct ×1']]]],
+    ['2026-11-21', midnight + 10, [['link-a', 2, 's 2 q 0', 'DE,1 US,1', 'mobile,2', 'direct,2'], ['link-b', 1, 's 1 q 0', 'US,1', 'mobile,1', 'direct,1']]],
+    ['2026-11-22', midnight + DAY, [['link-a', 1, 's 0 q 1', 'DE,1', 'mobile,1', 'direct,1']]],
   ]);
   // Visits after the append go on counting in the right day.
   failed.add(b, 's', 'US', mobile, 'direct', midnight + 40);
+  await failed.tally();
   assert.equal(failed.days.get('2026-11-21')!.links.get('link-b')!.visits, 2);
 });

@@ -2,9 +2,9 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { utcDay } from '../../platform/time.js';
 import type { FlushBatch, GapReason, Recorded, RecordingLimits, RecordingStore, Shortfall } from '../ports.js';
-import { TRIAL_GROUP, visitsPerLink, type DayVisits } from '../visits.js';
+import { breathe, TRIAL_GROUP, visitsPerLink, type DayVisits } from '../visits.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
-import { addLinkVisits, addToRollups, breathe, bumpPastVersion } from './rollups.js';
+import { addLinkVisits, addToRollups, bumpPastVersion } from './rollups.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
 import { ensureMonths, grantAccount, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
@@ -39,7 +39,7 @@ export class KyselyRecordingStore implements RecordingStore {
       const shortfalls: Shortfall[] = [...batch.dropped];
       for (const [d, day] of batch.days.entries()) {
         const { granted, reasons } = await this.grant(tx, day, totals[d]!, batch.limits);
-        const outcome = day.grant(granted);
+        const outcome = await day.grant(granted);
         recorded.push(...outcome.recorded);
         for (const [linkId, r] of outcome.refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
       }

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
 import type { Counts, Dimension, Recorded, RollupRow } from '../ports.js';
-import { valueMap } from '../visits.js';
+import { breathe, valueMap } from '../visits.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 
 type Tx = Transaction<AnalyticsDB>;
@@ -12,9 +12,6 @@ type Tx = Transaction<AnalyticsDB>;
  * keep each one to a millisecond or two, and the flush yields between them (breathe).
  */
 const ROWS_PER_STATEMENT = 200;
-
-/** Lets pending redirects be answered between two statements of a long flush. */
-export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Counts from their JSON, to be read only. JSON.parse makes a value named `__proto__` an own property,

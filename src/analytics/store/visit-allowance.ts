@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows } from '../../platform/database/json-rows.js';
-import { breathe } from './rollups.js';
+import { breathe } from '../visits.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
@@ -135,7 +135,7 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
     if (own === undefined) got.set(account, await grantAccount(tx, dialect, account, month, want, free));
     else if (own === want || !withPacks.has(account)) got.set(account, own);
     else {
-      // Statements per account again: yield between accounts (rollups.ts, breathe).
+      // Statements per account again: yield between accounts (visits.ts, breathe).
       await breathe();
       got.set(account, own + (await grantFromPacks(tx, dialect, account, month, want - own)));
     }
