@@ -24,7 +24,7 @@ export function Conflict({ base, current, edit, busy, onReapply, onDiscard }: Co
         This link changed while you were editing it
       </h3>
       <p>Your edit was not saved. Someone (perhaps you, in another tab or a program) saved a newer version:</p>
-      <table>
+      <table class="cards">
         <thead>
           <tr>
             <th scope="col">Field</th>
@@ -34,12 +34,23 @@ export function Conflict({ base, current, edit, busy, onReapply, onDiscard }: Co
           </tr>
         </thead>
         <tbody>
+          {changed.length === 0 && (
+            <tr>
+              <td colSpan={4}>No field differs: only its version moved on. Reapplying is safe.</td>
+            </tr>
+          )}
           {changed.map(({ field, before, now }) => (
             <tr key={field}>
               <th scope="row">{FIELD_LABELS[field]}</th>
-              <td class="mono">{shown(before)}</td>
-              <td class="mono">{shown(now)}</td>
-              <td class="mono">{field in edit ? shown(edit[field as EditableField]!) : 'unchanged'}</td>
+              <td class="mono" data-label="When you opened it">
+                {shown(before)}
+              </td>
+              <td class="mono" data-label="Now">
+                {shown(now)}
+              </td>
+              <td class="mono" data-label="Your edit">
+                {field in edit ? shown(edit[field as EditableField]!) : 'unchanged'}
+              </td>
             </tr>
           ))}
         </tbody>
