@@ -14,6 +14,8 @@ const PASSWORD = 'copper-lantern-meadow-4412';
 const DESKTOP = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 const PHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 
+const ALLOWANCE = 4;
+
 interface MadeLink {
   id: string;
   slug: string;
@@ -30,7 +32,8 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
 
   before(async () => {
     if (browserSkip) return;
-    world = await startWebsite(kind);
+    // Four recorded visits a month: the fifth, late in the suite, opens a gap in recording.
+    world = await startWebsite(kind, { FREE_VISITS_PER_MONTH: String(ALLOWANCE) });
     const account = await cli(world, 'accounts', 'create', '--email', EMAIL, '--password', PASSWORD);
     const { key } = await cli(world, 'keys', 'create', '--account', account.id, '--scopes', 'links:write');
     const made = await fetch(`${world.server.baseUrl}/api/v1/links`, {
@@ -134,7 +137,16 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     assert.match(lines[0]!, /^kind,/);
     assert.ok(lines.includes(`visits,${today},source,s,3,,,`), lines.join('\n'));
     assert.ok(lines.includes(`visits,${today},source,q,1,,,`), lines.join('\n'));
-    await sectionShot(page.getByRole('region', { name: 'Analytics' }), 'analytics', world.shots);
+  });
+
+  test('a visit past the monthly recording allowance is a gap, shaded on the chart and named in the table and the list', { skip: browserSkip }, async () => {
+    const section = page.getByRole('region', { name: 'Analytics' });
+    assert.equal((await fetch(link.qrUrl, { redirect: 'manual', headers: { 'user-agent': PHONE } })).status, 302);
+    await section.getByText(/UTC: Monthly recording allowance used up/).waitFor({ timeout: 30_000 });
+    const today = new Date().toISOString().slice(0, 10);
+    const todayRow = section.getByRole('region', { name: /daily visits/i }).getByRole('row', { name: new RegExp(today) });
+    assert.deepEqual(await cells(todayRow), [today, '3', '1', String(ALLOWANCE), 'Monthly recording allowance used up']);
+    await sectionShot(section, 'analytics', world.shots);
   });
 
   test('the link page passes axe-core in light and dark mode, fits 360 px, and breaks no Content-Security-Policy rule', { skip: browserSkip }, async () => {

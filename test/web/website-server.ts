@@ -16,7 +16,8 @@ export interface WebsiteWorld {
   close(): Promise<void>;
 }
 
-export async function startWebsite(kind: DatabaseKind): Promise<WebsiteWorld> {
+/** `env` adds or overrides server variables (a small allowance, to see what happens past it). */
+export async function startWebsite(kind: DatabaseKind, env: Record<string, string> = {}): Promise<WebsiteWorld> {
   ensureWebsiteBuilt();
   const database = await freshDatabaseUrl(kind);
   const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlinks-mail-'));
@@ -30,6 +31,7 @@ export async function startWebsite(kind: DatabaseKind): Promise<WebsiteWorld> {
     AUTH_RATE_LIMIT_PER_IP: '1000',
     AUTH_RATE_LIMIT_PER_EMAIL: '1000',
     CREDITS_HELP: 'Write to billing@example.com to buy credits.',
+    ...env,
   });
   const browser = await launchBrowser();
   return {

@@ -17,6 +17,12 @@ const gapsOn = (date: string, gaps: StatsGap[]) => {
   return gaps.filter((g) => g.from < start + DAY_SECONDS * 1000 && g.to > start);
 };
 
+/** A gap's period to the minute; one that starts and ends within a minute is said as one time. */
+function period(gap: StatsGap): string {
+  const [from, to] = [utc.format(gap.from), utc.format(gap.to)];
+  return from === to ? `At ${from}` : `${from} to ${to}`;
+}
+
 export function Totals({ stats }: { stats: Stats }) {
   const s = stats.daily.reduce((sum, d) => sum + d.s, 0);
   const q = stats.daily.reduce((sum, d) => sum + d.q, 0);
@@ -87,7 +93,7 @@ export function GapList({ gaps }: { gaps: StatsGap[] }) {
       <ul>
         {gaps.map((gap) => (
           <li key={`${gap.from}-${gap.reason}`}>
-            {utc.format(gap.from)} to {utc.format(gap.to)} UTC: {GAP_WORDS[gap.reason]}
+            {period(gap)} UTC: {GAP_WORDS[gap.reason]}
           </li>
         ))}
       </ul>
