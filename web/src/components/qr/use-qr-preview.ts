@@ -32,7 +32,10 @@ export function useQrPreview(linkId: string, request: QrRequest | undefined, tri
   const shownUrl = useRef<string | undefined>(undefined);
 
   useEffect(() => {
-    if (!request) return undefined;
+    if (!request) {
+      setPreview((p) => (p.loading ? { ...p, loading: false } : p));
+      return undefined;
+    }
     const abort = new AbortController();
     const timer = setTimeout(() => void load(abort.signal), PREVIEW_DELAY_MS);
     setPreview((p) => ({ ...p, loading: true, error: null }));
