@@ -35,6 +35,7 @@ eachDatabase('a person on the website: links', (kind) => {
   let csp: string[];
   let apiKey: string;
   let linkPath: string;
+  let trialPath: string;
   const violations: string[] = [];
 
   /** The public API with the key the CLI made, as a program would call it. */
@@ -86,6 +87,9 @@ eachDatabase('a person on the website: links', (kind) => {
     await page.getByRole('button', { name: 'Copy short URL' }).waitFor();
     await page.getByRole('button', { name: 'Copy QR URL' }).waitFor();
     violations.push(...(await axeWhenSettled(page, 'home with a trial link')));
+    await page.setViewportSize({ width: 360, height: 800 });
+    violations.push(...(await axeWhenSettled(page, 'home with a trial link at 360 px')));
+    await page.setViewportSize({ width: 1200, height: 900 });
     await page.getByRole('link', { name: /this link’s page/ }).click();
     await page.waitForURL(/\/app\/trial\/[0-9a-f-]{36}$/);
     await page.reload();
@@ -97,7 +101,8 @@ eachDatabase('a person on the website: links', (kind) => {
   });
 
   test('a trial link’s page says so once the link has expired', { skip: browserSkip }, async () => {
-    const id = page.url().split('/').pop()!;
+    trialPath = new URL(page.url()).pathname;
+    const id = trialPath.split('/').pop()!;
     const database = await openDatabase(world.databaseUrl);
     try {
       await database.db
@@ -223,12 +228,13 @@ eachDatabase('a person on the website: links', (kind) => {
   test('every page added here is free of axe violations, in light and dark mode and at 360 px', { skip: browserSkip }, async () => {
     await page.setViewportSize({ width: 360, height: 800 });
     for (const [path, ready] of [
-      ['/app/links', 'Older links'],
-      ['/app/links/new', 'Create link'],
-      [linkPath, 'Pause'],
+      ['/app/links', page.getByRole('button', { name: 'Older links' })],
+      ['/app/links/new', page.getByRole('button', { name: 'Create link' })],
+      [linkPath, page.getByRole('button', { name: 'Pause' })],
+      [trialPath, page.getByText(/This trial link has expired/)],
     ] as const) {
       await page.goto(path);
-      await page.getByRole('button', { name: ready }).waitFor();
+      await ready.waitFor();
       violations.push(...(await axeWhenSettled(page, `${path} at 360 px`)));
     }
     assert.deepEqual(violations, []);
