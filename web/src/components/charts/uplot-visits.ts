@@ -59,7 +59,7 @@ export function drawVisitsChart(target: HTMLElement, days: ChartDay[], gaps: Cha
   };
 }
 
-/** Each gap as a band over the plotting area, at least two pixels wide so a short one stays visible. */
+/** Each gap as a band over the plotting area, at least five pixels wide so a short one stays visible. */
 function shadeGaps(u: uPlot, gaps: ChartGap[], fill: string): void {
   const { left, top, width, height } = u.bbox;
   const ctx = u.ctx;
@@ -69,7 +69,7 @@ function shadeGaps(u: uPlot, gaps: ChartGap[], fill: string): void {
     const x0 = Math.max(left, u.valToPos(gap.from / 1000, 'x', true));
     const x1 = Math.min(left + width, u.valToPos(gap.to / 1000, 'x', true));
     if (x1 < left || x0 > left + width) continue;
-    ctx.fillRect(x0, top, Math.max(2 * devicePixelRatio, x1 - x0), height);
+    ctx.fillRect(x0, top, Math.max(5 * devicePixelRatio, x1 - x0), height);
   }
   ctx.restore();
 }
