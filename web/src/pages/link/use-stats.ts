@@ -1,13 +1,15 @@
 import type { Static } from '@sinclair/typebox';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Stats as StatsSchema } from '../../../../src/analytics/stats-schemas.js';
-import { api } from '../../api/client.js';
+import { api, ApiError } from '../../api/client.js';
 
 export type Stats = Static<typeof StatsSchema>;
 export type StatsGap = Stats['gaps'][number];
 
 /** How often the open page asks again: analytics are fresh within about two seconds. */
 export const REFRESH_MS = 10_000;
+
+const FINAL = [401, 403, 404, 410];
 
 export interface LiveStats {
   stats?: Stats;
@@ -34,6 +36,8 @@ export function useStats(linkId: string, days: number, trialToken?: string): Liv
         if (mine === ticket.current) setState({ stats, error: null, loading: false });
       } catch (error) {
         if (!abort.signal.aborted && mine === ticket.current) setState((s) => ({ ...s, error, loading: false }));
+        // An expired trial, a link that is gone or a refusal stays so: asking again changes nothing.
+        if (error instanceof ApiError && FINAL.includes(error.status)) return;
       }
       if (abort.signal.aborted || mine !== ticket.current || document.visibilityState !== 'visible') return;
       clearTimeout(timer);
