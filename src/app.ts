@@ -237,7 +237,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (api) => {
       installLoadShedding(api, pressure, config.protection, refusals);
       // Per-network limit (onRequest) before authentication, so a caller over it costs no database query.
-      installRateLimits(api, { limiter, limits: config.limits, edgeLocation: config.edgeLocation, networkSecret, now, refusals });
+      installRateLimits(api, { limiter, limits: config.limits, website: config.websiteRateLimits, edgeLocation: config.edgeLocation, networkSecret, now, refusals });
       // Asked in this order: a request's Authorization header decides before any other credential.
       await api.register(cookie);
       installAuth(api, [apiKeyResolver(accounts, now, app.log), sessionResolver(people.sessions), trialTokenResolver(linkStore)]);

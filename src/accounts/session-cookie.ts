@@ -1,8 +1,9 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply } from 'fastify';
 
-/** The website's session cookie (docs/adr/0064-website-sessions.md). */
-export const SESSION_COOKIE = 'sl_session';
+import { SESSION_COOKIE } from '../platform/auth/session-resolver.js';
+
+export { SESSION_COOKIE };
 
 /**
  * HttpOnly: no script reads it. SameSite=Lax: other sites' forms and scripts do not send it. Secure

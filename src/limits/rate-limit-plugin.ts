@@ -7,6 +7,8 @@ import type { RateLimiter } from './redis-rate-limiter.js';
 import type { RefusalCounts } from '../platform/operations/counts.js';
 import { sendError } from '../platform/http/error-handling.js';
 import { accountOf } from '../platform/auth/principal.js';
+import { SESSION_COOKIE } from '../platform/auth/session-resolver.js';
+import { TRIAL_TOKEN_HEADER } from '../platform/http/headers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,6 +24,8 @@ declare module 'fastify' {
 export interface RateLimitOptions {
   limiter: RateLimiter;
   limits: Limits;
+  /** Requests per minute of the website's session traffic, per network and per account. */
+  website: { perIp: number; perAccount: number };
   edgeLocation: string;
   /** Networks are keyed by their HMAC, so Redis never holds a client address. */
   networkSecret: string;
@@ -35,24 +39,39 @@ export interface RateLimitOptions {
  * for a caller already over its limit), then per account once auth has named the key's account.
  * Counters are per edge location. Install it before installAuth: both network check and
  * authentication run onRequest, in registration order; the account check runs at preValidation.
+ *
+ * The website's own traffic (a session cookie and no other credential) is counted apart, against the
+ * website's limits: one page view is several API calls, and API.md's limits are for programs
+ * (docs/adr/0066-website-rate-limits.md).
  */
 export function installRateLimits(api: FastifyInstance, options: RateLimitOptions): void {
-  const { limiter, limits, edgeLocation, networkSecret, now, refusals } = options;
+  const { limiter, limits, website, edgeLocation, networkSecret, now, refusals } = options;
   api.decorateRequest('rateLimits', null);
 
   api.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.rateLimit === false) return;
     const network = networkHash(networkSecret, networkOf(request.ip));
-    const result = await limiter.check(`rl:${edgeLocation}:net:${network}`, limits.rateLimitPerIp, now());
+    const [prefix, limit] = fromWebsite(request) ? ['web:net', website.perIp] : ['net', limits.rateLimitPerIp];
+    const result = await limiter.check(`rl:${edgeLocation}:${prefix}:${network}`, limit, now());
     return apply(request, reply, 'network', result, refusals);
   });
 
   api.addHook('preValidation', async (request, reply) => {
     const accountId = request.principal && accountOf(request.principal);
     if (request.routeOptions.config.rateLimit === false || accountId === undefined) return;
-    const result = await limiter.check(`rl:${edgeLocation}:acct:${accountId}`, limits.rateLimitPerAccount, now());
+    const [prefix, limit] = request.principal?.kind === 'session' ? ['web:acct', website.perAccount] : ['acct', limits.rateLimitPerAccount];
+    const result = await limiter.check(`rl:${edgeLocation}:${prefix}:${accountId}`, limit, now());
     return apply(request, reply, 'account', result, refusals);
   });
+}
+
+/**
+ * A request the website makes: its session cookie and no other credential. A forged cookie gains only
+ * the website's per-network limit, and the session lookup it costs is one indexed read.
+ */
+function fromWebsite(request: FastifyRequest): boolean {
+  const { cookie, authorization } = request.headers;
+  return authorization === undefined && request.headers[TRIAL_TOKEN_HEADER.toLowerCase()] === undefined && cookie !== undefined && cookie.includes(`${SESSION_COOKIE}=`);
 }
 
 function apply(request: FastifyRequest, reply: FastifyReply, policy: string, result: RateDecision, refusals: RefusalCounts | undefined): FastifyReply | undefined {

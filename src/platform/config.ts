@@ -18,6 +18,8 @@ export interface Config {
   /** Bearer token that GET /metrics requires; unset: no /metrics at all (docs/decisions.md, "Health and metrics"). */
   readonly metricsToken: string | undefined;
   readonly limits: Limits;
+  /** The website's session traffic, counted apart from the API's (docs/adr/0066-website-rate-limits.md). */
+  readonly websiteRateLimits: { readonly perIp: number; readonly perAccount: number };
   /** How long a redirect lookup may be served from this instance's memory (see docs/decisions.md). */
   readonly redirectCacheTtlMs: number;
   readonly redirectCacheMaxEntries: number;
@@ -133,6 +135,10 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     logLevel,
     metricsToken,
+    websiteRateLimits: Object.freeze({
+      perIp: int('WEBSITE_RATE_LIMIT_PER_IP', 300, 1, 1_000_000),
+      perAccount: int('WEBSITE_RATE_LIMIT_PER_ACCOUNT', 300, 1, 1_000_000),
+    }),
     limits: Object.freeze({
       rateLimitPerIp: int('RATE_LIMIT_PER_IP', defaults.rateLimitPerIp, 1, 1_000_000),
       rateLimitPerAccount: int('RATE_LIMIT_PER_ACCOUNT', defaults.rateLimitPerAccount, 1, 1_000_000),

@@ -2,8 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
+import { STRONG_PASSWORD, freshEmail, signIn, websiteRequest } from '../helpers/accounts.js';
 
-const LIMITS = { TRUST_PROXY: '1', RATE_LIMIT_PER_IP: '20', RATE_LIMIT_PER_ACCOUNT: '30', REDIRECT_FLOOD_PER_MINUTE: '50' };
+const LIMITS = {
+  TRUST_PROXY: '1',
+  RATE_LIMIT_PER_IP: '20',
+  RATE_LIMIT_PER_ACCOUNT: '30',
+  WEBSITE_RATE_LIMIT_PER_IP: '60',
+  WEBSITE_RATE_LIMIT_PER_ACCOUNT: '50',
+  REDIRECT_FLOOD_PER_MINUTE: '50',
+};
 
 let nextNet = 1;
 /** A network of its own for each test, so tests of one file do not share counters. */
@@ -28,6 +36,21 @@ eachDatabase('API rate limits', (kind) => {
     assert.equal(refused.headers.get('ratelimit-policy'), '"network";q=20;w=60');
     assert.equal(refused.headers.get('ratelimit'), '"network";r=0;t=60');
     assert.equal((await h.request('GET', '/trial', from(freshNetwork()))).status, 200, 'another network is unaffected');
+  });
+
+  test("the website's session traffic has limits of its own, apart from the API's on the same network", async () => {
+    const ip = freshNetwork();
+    const email = freshEmail();
+    await h.cli('accounts create', { email, password: STRONG_PASSWORD });
+    const { session } = await signIn(h, email, STRONG_PASSWORD);
+    assert.ok(session, 'signed in');
+    const page = () => websiteRequest(h, 'GET', '/links', session!, undefined, { 'x-forwarded-for': ip });
+    for (let i = 0; i < 50; i++) assert.equal((await page()).status, 200, `website request ${i + 1}`);
+    const refused = await page();
+    assert.deepEqual([refused.status, refused.body], [429, { error: 'rate_limited' }]);
+    assert.equal(refused.headers.get('ratelimit-policy'), '"network";q=60;w=60, "account";q=50;w=60');
+    for (let i = 0; i < 20; i++) assert.equal((await h.request('GET', '/trial', from(ip))).status, 200, `API request ${i + 1} on the same network`);
+    assert.equal((await h.request('GET', '/trial', from(ip))).status, 429, "the API's own limit still holds");
   });
 
   test('successful answers carry the policy and the remaining quota', async () => {

@@ -2,7 +2,8 @@ import { AppError } from '../errors.js';
 import type { PrincipalResolver } from './route-access.js';
 
 /** The website's session cookie (src/accounts/session-cookie.ts sets it). */
-const SESSION_COOKIE = 'sl_session';
+/** The website's session cookie (the accounts capability sets it; rate limits recognise it). */
+export const SESSION_COOKIE = 'sl_session';
 
 export interface SessionLookup {
   /** The signed-in, verified account of a cookie token; undefined when unknown, expired or revoked. */
