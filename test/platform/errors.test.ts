@@ -126,7 +126,7 @@ describe('malformed requests (sqlite)', () => {
     const cases: [string, string][] = [
       ['GET', '/api/v1/nope'],
       ['GET', '/api/v2/links'],
-      ['GET', '/'],
+      ['GET', '/nope'],
       ['GET', '/api/v1/links/x/y/z'],
       ['DELETE', `/api/v1/links/${linkId}`],
       ['PUT', `/api/v1/links/${linkId}`],
