@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import { eachDatabase } from '../helpers/databases.js';
 import { logoPng } from '../helpers/png.js';
 import { scanSvg } from '../helpers/qr-scan.js';
@@ -102,7 +102,8 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
   test('a contrast below 4.5 is explained at once and asks nothing of the API', { skip: browserSkip }, async () => {
     const section = page.getByRole('region', { name: 'QR code' });
     const asked: string[] = [];
-    page.on('request', (request) => void (request.url().endsWith('/qr') && asked.push(request.postData() ?? '')));
+    const record = (request: Request) => void (request.url().endsWith('/qr') && asked.push(request.postData() ?? ''));
+    page.on('request', record);
     await section.getByLabel('Foreground', { exact: true }).fill('#9a9a9a');
     await section.getByText(/contrast is below 4\.5:1/).waitFor();
     assert.match(await section.locator('.qr-contrast').innerText(), /2\.\d\d:1/);
@@ -113,6 +114,7 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     await next;
     assert.equal(asked.length, 1);
     assert.match(asked[0]!, /"foreground":"#0b3d5c"/);
+    page.off('request', record);
     await section.getByText(`Scans to ${link.qrUrl} ✓`).waitFor();
   });
 
