@@ -33,6 +33,9 @@ export interface VisitClass {
  */
 export type Counts = Partial<Record<Dimension, Record<string, number>>>;
 
+/** Counts on their way into a rollup row: one Map per dimension, safe for any value and quick to add to. */
+export type CountMaps = Partial<Record<Dimension, Map<string, number>>>;
+
 /** Visits of one link that were not recorded, and the span of time they fell in. */
 export interface Shortfall {
   linkId: string | null;
@@ -52,7 +55,7 @@ export interface Recorded {
   linkId: string;
   day: string;
   visits: number;
-  counts: Counts;
+  counts: CountMaps;
 }
 
 export interface FlushBatch {

@@ -1,5 +1,5 @@
 import { DAY_MS, utcDay } from '../platform/time.js';
-import type { Counts, Dimension, LinkRef, Recorded, Source, VisitClass } from './ports.js';
+import type { CountMaps, LinkRef, Recorded, Source, VisitClass } from './ports.js';
 
 /**
  * Trial links have no account; grouped under a key that sorts after every account id (UUIDs are
@@ -137,20 +137,18 @@ function first<K>(counts: Iterable<[K, number]>, limit: number): [K, number][] {
 }
 
 /** A link's counts as a rollup keeps them, of its first `limit` visits in every dimension. */
-function countsOf(own: LinkVisits, limit: number): Counts {
-  const counts: Counts = {};
-  const add = (dimension: Dimension, value: string, n: number) => {
-    const values = (counts[dimension] ??= valueMap());
-    values[value] = (values[value] ?? 0) + n;
-  };
-  for (const [source, n] of first<Source>([['s', own.s], ['q', own.q]], limit)) if (n > 0) add('source', source, n);
-  for (const [country, n] of first(own.countries, limit)) add('country', country, n);
-  for (const [visitor, n] of first(own.visitors, limit)) {
-    add('device', visitor.device, n);
-    add('browser', visitor.browser, n);
-    add('bot', visitor.bot ? 'yes' : 'no', n);
+function countsOf(own: LinkVisits, limit: number): CountMaps {
+  const all = limit >= own.visits;
+  const source = new Map<string, number>();
+  for (const [value, n] of first<Source>([['s', own.s], ['q', own.q]], limit)) if (n > 0) source.set(value, n);
+  // Copies: the rollup's stored counts are added to these, and a failed flush's visits are kept.
+  const counts: CountMaps = { source, country: new Map(all ? own.countries : first(own.countries, limit)), device: new Map(), browser: new Map(), bot: new Map() };
+  for (const [visitor, n] of all ? own.visitors : first(own.visitors, limit)) {
+    bump(counts.device!, visitor.device, n);
+    bump(counts.browser!, visitor.browser, n);
+    bump(counts.bot!, visitor.bot ? 'yes' : 'no', n);
   }
-  for (const [referrer, n] of first(own.referrers, limit)) add('referrer', referrer, n);
+  counts.referrer = new Map(all ? own.referrers : first(own.referrers, limit));
   return counts;
 }
 
@@ -160,9 +158,6 @@ export function visitsPerLink(recorded: Recorded[]): Map<string, number> {
   for (const r of recorded) visits.set(r.linkId, (visits.get(r.linkId) ?? 0) + r.visits);
   return visits;
 }
-
-/** A map of values to visits without a prototype (see Counts). */
-export const valueMap = (): Record<string, number> => Object.create(null) as Record<string, number>;
 
 /** Visits not yet flushed, per UTC day (almost always one). */
 export class PendingVisits {

@@ -1,8 +1,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
-import type { Counts, Dimension, Recorded, RollupRow } from '../ports.js';
-import { breathe, valueMap } from '../visits.js';
+import type { CountMaps, Counts, Dimension, Recorded, RollupRow } from '../ports.js';
+import { breathe } from '../visits.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 
 type Tx = Transaction<AnalyticsDB>;
@@ -19,6 +19,9 @@ const ROWS_PER_STATEMENT = 200;
  * sums go into maps without one (addCounts).
  */
 export const parseCounts = (text: string): Counts => JSON.parse(text) as Counts;
+
+/** A map of values to visits without a prototype (see Counts). */
+const valueMap = (): Record<string, number> => Object.create(null) as Record<string, number>;
 
 /** Adds the counts of `from` (of the dimensions named, or all) to `into`, whose value maps have no prototype. */
 export function addCounts(into: Counts, from: Counts, dimensions?: readonly Dimension[]): Counts {
@@ -40,6 +43,19 @@ export function countRows(day: string, counts: Counts): RollupRow[] {
   }
   return rows;
 }
+
+/** Adds a row's stored counts to a flush's. */
+function addStored(into: CountMaps, stored: Counts): void {
+  for (const dimension of Object.keys(stored) as Dimension[]) {
+    const values = stored[dimension]!;
+    const target = (into[dimension] ??= new Map());
+    for (const value of Object.keys(values)) target.set(value, (target.get(value) ?? 0) + values[value]!);
+  }
+}
+
+/** The JSON of a rollup row; Object.fromEntries defines each value as its own property, `__proto__` too. */
+const countsJson = (counts: CountMaps): string =>
+  JSON.stringify(Object.fromEntries(Object.entries(counts).map(([dimension, values]) => [dimension, Object.fromEntries(values)])));
 
 const ROLLUP_COLUMNS: Column[] = [
   ['link_id', 'text'],
@@ -68,8 +84,8 @@ export async function addToRollups(tx: Tx, dialect: Dialect, recorded: Recorded[
     const before = new Map(stored.map((row) => [`${row.link_id}|${row.day}`, row.counts]));
     const rows = chunk.map(({ linkId, day, counts }) => {
       const known = before.get(`${linkId}|${day}`);
-      const sum = known === undefined ? counts : addCounts(counts, parseCounts(known));
-      return [linkId, day, sum.source?.s ?? 0, sum.source?.q ?? 0, JSON.stringify(sum)];
+      if (known !== undefined) addStored(counts, parseCounts(known));
+      return [linkId, day, counts.source?.get('s') ?? 0, counts.source?.get('q') ?? 0, countsJson(counts)];
     });
     // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
     await sql`insert into visit_rollups (link_id, day, s, q, counts)
