@@ -52,7 +52,14 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
     const now = Date.now();
     for (let i = 0; i < VISITS_PER_FLUSH; i++) {
       const link = links[Math.floor(Math.random() * links.length)]!;
-      recorder.record(link, i % 3 === 0 ? 'q' : 's', COUNTRIES[i % COUNTRIES.length]!, CLASSES[i % CLASSES.length]!, REFERRERS[(i * 7) % REFERRERS.length]!, now);
+      recorder.record(
+        link,
+        i % 3 === 0 ? 'q' : 's',
+        COUNTRIES[i % COUNTRIES.length]!,
+        CLASSES[i % CLASSES.length]!,
+        REFERRERS[(i * 7) % REFERRERS.length]!,
+        now,
+      );
     }
     if (sqliteFile) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
     const started = performance.now();

@@ -49,10 +49,7 @@ async function addGapsOneByOne(tx: Tx, gaps: Shortfall[]): Promise<void> {
       .where('to_ms', '>=', gap.from - GAP_MERGE_MS)
       .executeTakeFirst();
     if (Number(extended.numUpdatedRows) > 0) continue;
-    await tx
-      .insertInto('visit_gaps')
-      .values({ id: crypto.randomUUID(), link_id: gap.linkId, reason: gap.reason, from_ms: gap.from, to_ms: gap.to })
-      .execute();
+    await tx.insertInto('visit_gaps').values({ id: crypto.randomUUID(), link_id: gap.linkId, reason: gap.reason, from_ms: gap.from, to_ms: gap.to }).execute();
   }
 }
 

@@ -107,8 +107,15 @@ async function main(): Promise<void> {
   const slugs = await seedLinks(serviceEnv('service', 0).DATABASE_URL!, LINKS);
   fs.writeFileSync(slugFile, slugs.join('\n'));
   const rounds = `${ROUNDS} rounds of ${SLICE} s per server`;
-  console.log(`${LINKS.toLocaleString('en')} links, ${CONNECTIONS} connections, ${rounds}, load: ${generator}, pinned to cores: ${hasTaskset}${LONG ? ', long mode' : ''}`);
-  console.log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (other processes skew requests/s)`);
+  console.log(
+    `${LINKS.toLocaleString('en')} links, ${CONNECTIONS} connections, ${rounds}, load: ${generator}, pinned to cores: ${hasTaskset}${LONG ? ', long mode' : ''}`,
+  );
+  console.log(
+    `load average at the start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} (other processes skew requests/s)`,
+  );
 
   const bare: Measured = { ...(await startReference('bare node:http', 'bare-server.ts', 3901)), rounds: [] };
   const fastify: Measured = { ...(await startReference('Fastify alone', 'fastify-server.ts', 3903)), rounds: [] };
@@ -146,7 +153,8 @@ async function main(): Promise<void> {
     let started = 0;
     const fresh = () => startService(`fresh-service-${started++}`, path.resolve('dist'), 3906, slugs, 'bench');
     const rivals: Rival[] = [{ name: 'bare node:http', start: () => startReference('bare node:http', 'bare-server.ts', 3905) }];
-    if (BASELINE_DIST) rivals.push({ name: 'baseline build', start: (index) => startService(`fresh-baseline-${index}`, path.resolve(BASELINE_DIST), 3907, slugs, 'service') });
+    if (BASELINE_DIST)
+      rivals.push({ name: 'baseline build', start: (index) => startService(`fresh-baseline-${index}`, path.resolve(BASELINE_DIST), 3907, slugs, 'service') });
     for (const rival of rivals) report.push(await freshPairs(rival, fresh, slugFile, options));
   }
 
@@ -154,7 +162,10 @@ async function main(): Promise<void> {
   report.push(
     `goal: service / bare at least 85% (median of per-round ratios): ${pct(middle(ratios))} ${middle(ratios) >= 0.85 ? 'met' : 'NOT met'}; ` +
       `service p99 under 5 ms (median of rounds): ${ms(p99)} ms ${p99 < 5 ? 'met' : 'NOT met'}; every visit recorded: ${allRecorded ? 'met' : 'NOT met'}`,
-    `load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
   );
   console.log(`\n${report.join('\n')}`);
   fs.rmSync(dir, { recursive: true, force: true });

@@ -55,10 +55,17 @@ async function seed(database: Database, linkId: string, now: number): Promise<vo
     const counts = Object.fromEntries(Object.entries(dims).map(([dimension, values]) => [dimension, Object.fromEntries(split(visits, values))]));
     return { link_id: linkId, day: utcDay(now - d * DAY_MS), s: counts.source!.s!, q: counts.source!.q!, counts: JSON.stringify(counts) };
   });
-  for (let i = 0; i < rows.length; i += 50) await db.insertInto('visit_rollups').values(rows.slice(i, i + 50)).execute();
+  for (let i = 0; i < rows.length; i += 50)
+    await db
+      .insertInto('visit_rollups')
+      .values(rows.slice(i, i + 50))
+      .execute();
   await db.updateTable('links').set({ visits: VISITS }).where('id', '=', linkId).execute();
   const gap = (from: number) => ({ id: crypto.randomUUID(), link_id: linkId, reason: 'daily_ceiling_reached', from_ms: from, to_ms: from + 3_600_000 });
-  await db.insertInto('visit_gaps').values([gap(now - 10 * DAY_MS), gap(now - 40 * DAY_MS)]).execute();
+  await db
+    .insertInto('visit_gaps')
+    .values([gap(now - 10 * DAY_MS), gap(now - 40 * DAY_MS)])
+    .execute();
 }
 
 async function run(kind: string, url: string): Promise<string[]> {

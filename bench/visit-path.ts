@@ -58,12 +58,22 @@ let n = 0;
 const record = (headers: IncomingHttpHeaders) => {
   const edge = headers['cf-ipcountry'];
   const visitor = classifier.userAgent(headers['user-agent']);
-  pending.add(links[n++ % LINKS]!, n & 1 ? 'q' : 's', country(typeof edge === 'string' ? edge : undefined, '127.0.0.1'), visitor, classifier.referrer(headers.referer), 0);
+  pending.add(
+    links[n++ % LINKS]!,
+    n & 1 ? 'q' : 's',
+    country(typeof edge === 'string' ? edge : undefined, '127.0.0.1'),
+    visitor,
+    classifier.referrer(headers.referer),
+    0,
+  );
 };
 
 const REFERENCE = 'slug lookup in a Map (reference)';
 const PATH = 'the visit path';
-const times = new Map<string, number[]>([[REFERENCE, []], [PATH, []]]);
+const times = new Map<string, number[]>([
+  [REFERENCE, []],
+  [PATH, []],
+]);
 let found = 0;
 const timed = (work: () => void): bigint => {
   const start = process.hrtime.bigint();

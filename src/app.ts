@@ -93,9 +93,11 @@ function decimalIntegers(schema: object, validate: (data: unknown) => boolean) {
   if (integers.length === 0) return validate;
   return (data: unknown) => {
     const values = (data ?? {}) as Record<string, unknown>;
-    const bad = integers.find((name) => typeof values[name] === 'string' && !/^-?\d+$/.test(values[name] as string));
+    const bad = integers.find((name) => typeof values[name] === 'string' && !/^-?\d+$/.test(values[name]));
     if (bad !== undefined) return { error: Object.assign(new Error(`${bad} must be an integer`), { statusCode: 400 }) };
-    return validate(data) ? true : { error: Object.assign(new Error('invalid request'), { statusCode: 400, validation: (validate as { errors?: unknown }).errors }) };
+    return validate(data)
+      ? true
+      : { error: Object.assign(new Error('invalid request'), { statusCode: 400, validation: (validate as { errors?: unknown }).errors }) };
   };
 }
 
@@ -136,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
   const now = options.now ?? Date.now;
   // Set below, once the resolver, the guard and the recorder exist; nothing is served before listen().
+  // eslint-disable-next-line prefer-const -- assigned once the redirect answers exist, after the server that reads it.
   let fastPath: FastRedirect | undefined;
   const app = Fastify({
     logger: options.logger ?? false,
@@ -237,7 +240,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (api) => {
       installLoadShedding(api, pressure, config.protection, refusals);
       // Per-network limit (onRequest) before authentication, so a caller over it costs no database query.
-      installRateLimits(api, { limiter, limits: config.limits, website: config.websiteRateLimits, edgeLocation: config.edgeLocation, networkSecret, now, refusals });
+      installRateLimits(api, {
+        limiter,
+        limits: config.limits,
+        website: config.websiteRateLimits,
+        edgeLocation: config.edgeLocation,
+        networkSecret,
+        now,
+        refusals,
+      });
       // Asked in this order: a request's Authorization header decides before any other credential.
       await api.register(cookie);
       installAuth(api, [apiKeyResolver(accounts, now, app.log), sessionResolver(people.sessions), trialTokenResolver(linkStore)]);

@@ -16,7 +16,13 @@ async function main(): Promise<void> {
     logger: {
       level: config.logLevel,
       // Never log credentials or bodies (passwords travel in them), even if a future log line includes a request.
-      redact: ['req.headers.authorization', `req.headers["${TRIAL_TOKEN_HEADER.toLowerCase()}"]`, 'req.headers.cookie', 'req.body', 'res.headers["set-cookie"]'],
+      redact: [
+        'req.headers.authorization',
+        `req.headers["${TRIAL_TOKEN_HEADER.toLowerCase()}"]`,
+        'req.headers.cookie',
+        'req.body',
+        'res.headers["set-cookie"]',
+      ],
     },
   });
   let closing = false;

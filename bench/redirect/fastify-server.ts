@@ -15,7 +15,8 @@ for (const path of ['/s/:slug', '/q/:slug']) {
   app.get<{ Params: { slug: string } }>(path, (request, reply) => {
     const target = targets.get(request.params.slug);
     if (target) void reply.code(302).header('location', target).header('cache-control', 'private, no-store').send();
-    else void reply.code(404).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send('<!doctype html><title>Link not found</title>');
+    else
+      void reply.code(404).header('cache-control', 'private, no-store').type('text/html; charset=utf-8').send('<!doctype html><title>Link not found</title>');
   });
 }
 await app.listen({ port: Number(port), host: '127.0.0.1' });

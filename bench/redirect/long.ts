@@ -57,7 +57,12 @@ export interface Rival {
  * is not counted and then `runs` runs. Reports the service against the rival: the median of all runs
  * and the ratio of requests over all runs (which counts the runs that hold a roll-up).
  */
-export async function freshPairs(rival: Rival, service: (index: number) => Promise<Server>, slugFile: string, options: { pairs: number; runs: number; seconds: number }): Promise<string> {
+export async function freshPairs(
+  rival: Rival,
+  service: (index: number) => Promise<Server>,
+  slugFile: string,
+  options: { pairs: number; runs: number; seconds: number },
+): Promise<string> {
   const ratios: number[][] = [];
   let rivalRequests = 0;
   let serviceRequests = 0;

@@ -38,14 +38,21 @@ export async function seedLinks(databaseUrl: string, links: number, options: { s
     created_at: now,
     updated_at: now,
   }));
-  for (let i = 0; i < rows.length; i += 500) await database.db.insertInto('links').values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await database.db
+      .insertInto('links')
+      .values(rows.slice(i, i + 500))
+      .execute();
   await database.close();
   return [...slugs];
 }
 
 export async function recordedVisits(databaseUrl: string): Promise<number> {
   const database = await openDatabase(databaseUrl);
-  const row = await database.db.selectFrom('links').select((eb) => eb.fn.sum<number>('visits').as('n')).executeTakeFirstOrThrow();
+  const row = await database.db
+    .selectFrom('links')
+    .select((eb) => eb.fn.sum<number>('visits').as('n'))
+    .executeTakeFirstOrThrow();
   await database.close();
   return Number(row.n ?? 0);
 }

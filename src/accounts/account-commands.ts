@@ -12,7 +12,8 @@ async function link(values: Record<string, string | undefined>, context: Context
   const email = normalEmail(required(values, 'email'));
   const account = await new KyselyAccountStore(context.database.db).credentialsByEmail(email);
   if (!account) throw new CliError(`no account with email ${email}`);
-  if (kind === 'verify' && account.verifiedAt !== null) throw new CliError(`${email} is verified already (accounts reset-link gives a link to choose a password)`);
+  if (kind === 'verify' && account.verifiedAt !== null)
+    throw new CliError(`${email} is verified already (accounts reset-link gives a link to choose a password)`);
   const links = new AccountLinks({ credentials: new KyselyCredentialStore(context.database.db), publicUrl: context.config.publicUrl, now: () => context.now });
   const made = kind === 'verify' ? await links.verification(account.id) : await links.reset(account.id);
   return { email, ...made };

@@ -19,9 +19,7 @@ export interface AuthLimitSettings {
  * keyed by their HMAC: the counters never hold an address.
  */
 export class AuthLimits {
-  constructor(
-    private readonly deps: { limiter: RateLimiter; settings: AuthLimitSettings; edgeLocation: string; secret: string; now: Clock },
-  ) {}
+  constructor(private readonly deps: { limiter: RateLimiter; settings: AuthLimitSettings; edgeLocation: string; secret: string; now: Clock }) {}
 
   async check(flow: AuthFlow, network: string, email: string): Promise<void> {
     const { limiter, settings, edgeLocation, secret } = this.deps;

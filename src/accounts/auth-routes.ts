@@ -30,7 +30,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
         body: S.SignUpBody,
         response: {
           202: S.VerificationSent,
-          ...errorResponses({ invalid_request: 'A weak password (zxcvbn score under 3) or a malformed address.', not_found: 'Sign-up is closed (SIGNUP=closed).', ...CROSS_SITE, ...RATE_LIMITED }),
+          ...errorResponses({
+            invalid_request: 'A weak password (zxcvbn score under 3) or a malformed address.',
+            not_found: 'Sign-up is closed (SIGNUP=closed).',
+            ...CROSS_SITE,
+            ...RATE_LIMITED,
+          }),
         },
       },
     },
@@ -62,7 +67,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
         body: S.Credentials,
         response: {
           200: S.SignedInAccount,
-          ...errorResponses({ api_key_invalid: 'Unknown address, wrong password or unverified account: one answer for all three.', ...CROSS_SITE, ...RATE_LIMITED }),
+          ...errorResponses({
+            api_key_invalid: 'Unknown address, wrong password or unverified account: one answer for all three.',
+            ...CROSS_SITE,
+            ...RATE_LIMITED,
+          }),
         },
       },
     },
@@ -85,7 +94,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     '/auth/signout',
     {
       config: PUBLIC,
-      schema: { ...WEBSITE('signOut', 'End this session and clear its cookie'), body: S.EmptyBody, response: { 204: { type: 'null' }, ...errorResponses(CROSS_SITE) } },
+      schema: {
+        ...WEBSITE('signOut', 'End this session and clear its cookie'),
+        body: S.EmptyBody,
+        response: { 204: { type: 'null' }, ...errorResponses(CROSS_SITE) },
+      },
     },
     async (request, reply) => {
       await auth.signOut(request.cookies[SESSION_COOKIE]);
@@ -98,7 +111,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     '/auth/signout-all',
     {
       config: SESSION_ONLY,
-      schema: { ...WEBSITE('signOutEverywhere', 'End every session of the account, this one included'), body: S.EmptyBody, response: { 204: { type: 'null' } } },
+      schema: {
+        ...WEBSITE('signOutEverywhere', 'End every session of the account, this one included'),
+        body: S.EmptyBody,
+        response: { 204: { type: 'null' } },
+      },
     },
     async (request, reply) => {
       await auth.signOutEverywhere(requireSession(request.principal).accountId);

@@ -108,14 +108,23 @@ export class KyselyCredentialStore implements CredentialStore {
 
   /** Tokens a day past their expiry go; nothing reads them any more. */
   async purgeTokens(now: number): Promise<number> {
-    const result = await this.db.deleteFrom('account_tokens').where('expires_at', '<=', now - 86_400_000).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('account_tokens')
+      .where('expires_at', '<=', now - 86_400_000)
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }
 
 /** Marks the account's unused tokens of `purpose` used. */
 async function retire(db: Kysely<DB>, accountId: string, purpose: TokenPurpose, now: number): Promise<void> {
-  await db.updateTable('account_tokens').set({ used_at: now }).where('account_id', '=', accountId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
+  await db
+    .updateTable('account_tokens')
+    .set({ used_at: now })
+    .where('account_id', '=', accountId)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .execute();
 }
 
 function useToken(tx: Kysely<DB>, tokenHash: string, purpose: TokenPurpose, now: number) {

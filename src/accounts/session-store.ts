@@ -55,7 +55,15 @@ export class KyselySessionStore implements SessionStore {
     const row = await this.db
       .selectFrom('sessions')
       .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-      .select(['sessions.id', 'sessions.account_id', 'accounts.email', 'accounts.verified_at', 'sessions.created_at', 'sessions.last_seen_at', 'sessions.expires_at'])
+      .select([
+        'sessions.id',
+        'sessions.account_id',
+        'accounts.email',
+        'accounts.verified_at',
+        'sessions.created_at',
+        'sessions.last_seen_at',
+        'sessions.expires_at',
+      ])
       .where('sessions.token_hash', '=', hash)
       .executeTakeFirst();
     if (!row) return undefined;

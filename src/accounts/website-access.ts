@@ -13,7 +13,8 @@ export const PUBLIC = { auth: 'public', website: true } as const;
 export const SESSION_ONLY = { auth: { scope: 'links:read', sessionOnly: true }, website: true } as const;
 
 export const CROSS_SITE: Conditions = {
-  api_scope_required: 'A state-changing request that is not JSON or does not come from the website’s own origin (CSRF check); or an API key where only a session is taken.',
+  api_scope_required:
+    'A state-changing request that is not JSON or does not come from the website’s own origin (CSRF check); or an API key where only a session is taken.',
 };
 
 export const RATE_LIMITED: Conditions = {

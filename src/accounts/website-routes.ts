@@ -21,13 +21,23 @@ const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) }, { addition
 export const websiteRoutes: FastifyPluginAsyncTypebox<WebsiteRoutesOptions> = async (app, { accounts, packs, credits, site }) => {
   app.get(
     '/site',
-    { config: { auth: 'public', rateLimit: false }, schema: { ...WEBSITE('getSite', 'What the website shows before sign-in: whether sign-up is open, how to get credits'), response: { 200: Site } } },
+    {
+      config: { auth: 'public', rateLimit: false },
+      schema: { ...WEBSITE('getSite', 'What the website shows before sign-in: whether sign-up is open, how to get credits'), response: { 200: Site } },
+    },
     async () => site,
   );
 
-  app.get('/keys', { config: SESSION_ONLY, schema: { ...WEBSITE('listKeys', 'The account’s unrevoked API keys, newest first (never the secrets)'), response: { 200: KeyList } } }, async (request) => ({
-    keys: await accounts.listKeys(requireSession(request.principal).accountId),
-  }));
+  app.get(
+    '/keys',
+    {
+      config: SESSION_ONLY,
+      schema: { ...WEBSITE('listKeys', 'The account’s unrevoked API keys, newest first (never the secrets)'), response: { 200: KeyList } },
+    },
+    async (request) => ({
+      keys: await accounts.listKeys(requireSession(request.principal).accountId),
+    }),
+  );
 
   app.post(
     '/keys',
@@ -58,10 +68,14 @@ export const websiteRoutes: FastifyPluginAsyncTypebox<WebsiteRoutesOptions> = as
     },
   );
 
-  app.get('/account/packs', { config: SESSION_ONLY, schema: { ...WEBSITE('listPacks', 'The account’s capacity packs, oldest first'), response: { 200: PackList } } }, async (request) => {
-    const list = await packs.list(requireSession(request.principal).accountId);
-    return { packs: list.map((pack) => ({ ...pack, refundable: pack.status === 'active' && pack.visitsUsed === 0 })) };
-  });
+  app.get(
+    '/account/packs',
+    { config: SESSION_ONLY, schema: { ...WEBSITE('listPacks', 'The account’s capacity packs, oldest first'), response: { 200: PackList } } },
+    async (request) => {
+      const list = await packs.list(requireSession(request.principal).accountId);
+      return { packs: list.map((pack) => ({ ...pack, refundable: pack.status === 'active' && pack.visitsUsed === 0 })) };
+    },
+  );
 
   app.post(
     '/account/packs/:id/refund',
@@ -73,7 +87,11 @@ export const websiteRoutes: FastifyPluginAsyncTypebox<WebsiteRoutesOptions> = as
         body: EmptyBody,
         response: {
           200: PackRefunded,
-          ...errorResponses({ not_found: 'No such pack in this account.', request_conflict: 'The pack is refunded already or has recorded visits.', ...CROSS_SITE }),
+          ...errorResponses({
+            not_found: 'No such pack in this account.',
+            request_conflict: 'The pack is refunded already or has recorded visits.',
+            ...CROSS_SITE,
+          }),
         },
       },
     },
@@ -85,7 +103,10 @@ export const websiteRoutes: FastifyPluginAsyncTypebox<WebsiteRoutesOptions> = as
 
   app.get(
     '/account/credits',
-    { config: SESSION_ONLY, schema: { ...WEBSITE('getCreditHistory', 'Purchased credits: balance, reserved, and the ledger’s newest 100 entries'), response: { 200: CreditHistory } } },
+    {
+      config: SESSION_ONLY,
+      schema: { ...WEBSITE('getCreditHistory', 'Purchased credits: balance, reserved, and the ledger’s newest 100 entries'), response: { 200: CreditHistory } },
+    },
     async (request) => credits.of(requireSession(request.principal).accountId),
   );
 };

@@ -5,7 +5,9 @@ import { StringEnum } from '../platform/http/common-schemas.js';
 const strict = { additionalProperties: false } as const;
 
 const Scope = StringEnum(SCOPES);
-const Budget = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Purchased credits the key may spend per UTC month; null: no limit beyond the balance' });
+const Budget = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+  description: 'Purchased credits the key may spend per UTC month; null: no limit beyond the balance',
+});
 const UnixMs = (description: string) => Type.Integer({ minimum: 0, description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 

@@ -131,7 +131,14 @@ export class VisitRecorder {
     let recorded: Recorded[];
     try {
       await batch.tally();
-      recorded = await this.o.store.flush({ instanceId: this.instanceId, startedAt: this.startedAt, now, days: batch.sorted(), dropped, limits: this.o.limits });
+      recorded = await this.o.store.flush({
+        instanceId: this.instanceId,
+        startedAt: this.startedAt,
+        now,
+        days: batch.sorted(),
+        dropped,
+        limits: this.o.limits,
+      });
     } catch (error) {
       // Older visits first: the order in which allowances grant them.
       batch.append(this.pending);
@@ -144,7 +151,13 @@ export class VisitRecorder {
       this.inFlight = 0;
     }
     const visits = recorded.reduce((n, r) => n + r.visits, 0);
-    this.report(started, true, visits, batch.visits - visits, dropped.reduce((n, s) => n + s.count, 0));
+    this.report(
+      started,
+      true,
+      visits,
+      batch.visits - visits,
+      dropped.reduce((n, s) => n + s.count, 0),
+    );
     if (recorded.length > 0) this.o.onRecorded?.({ at: now, links: [...visitsPerLink(recorded)].map(([linkId, n]) => ({ linkId, visits: n })) });
     return true;
   }

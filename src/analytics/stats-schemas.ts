@@ -9,7 +9,9 @@ const ms = (description: string) => Type.Integer({ description: `${description},
 
 export const StatsQuery = Type.Object(
   {
-    days: Type.Optional(Type.Integer({ minimum: bounds.minDays, maximum: bounds.maxDays, default: bounds.defaultDays, description: 'UTC days, today included' })),
+    days: Type.Optional(
+      Type.Integer({ minimum: bounds.minDays, maximum: bounds.maxDays, default: bounds.defaultDays, description: 'UTC days, today included' }),
+    ),
     format: Type.Optional(StringEnum(['json', 'csv'] as const, { default: 'json' })),
   },
   { additionalProperties: false },
@@ -46,7 +48,10 @@ export const Stats = Type.Object(
     }),
     referrers: Type.Array(
       Type.Object(
-        { referrer: Type.String({ description: 'Host without www., "direct" when absent, "unknown" when not a URL, "other" for the rest' }), count: Count('Visits') },
+        {
+          referrer: Type.String({ description: 'Host without www., "direct" when absent, "unknown" when not a URL, "other" for the rest' }),
+          count: Count('Visits'),
+        },
         { additionalProperties: false },
       ),
       { description: `Top ${bounds.topReferrers} by count, then one "other" entry summing the rest` },

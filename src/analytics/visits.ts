@@ -140,9 +140,22 @@ function first<K>(counts: Iterable<[K, number]>, limit: number): [K, number][] {
 function countsOf(own: LinkVisits, limit: number): CountMaps {
   const all = limit >= own.visits;
   const source = new Map<string, number>();
-  for (const [value, n] of first<Source>([['s', own.s], ['q', own.q]], limit)) if (n > 0) source.set(value, n);
+  for (const [value, n] of first<Source>(
+    [
+      ['s', own.s],
+      ['q', own.q],
+    ],
+    limit,
+  ))
+    if (n > 0) source.set(value, n);
   // Copies: the rollup's stored counts are added to these, and a failed flush's visits are kept.
-  const counts: CountMaps = { source, country: new Map(all ? own.countries : first(own.countries, limit)), device: new Map(), browser: new Map(), bot: new Map() };
+  const counts: CountMaps = {
+    source,
+    country: new Map(all ? own.countries : first(own.countries, limit)),
+    device: new Map(),
+    browser: new Map(),
+    bot: new Map(),
+  };
   for (const [visitor, n] of all ? own.visitors : first(own.visitors, limit)) {
     bump(counts.device!, visitor.device, n);
     bump(counts.browser!, visitor.browser, n);

@@ -60,7 +60,8 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
             invalid_request: `${GENERAL.invalid_request} Also: a missing or non-uuid \`Idempotency-Key\`; \`maxCredits\` other than ${prices.packCredits}.`,
             credits_required: `The purchased balance, less active reservations, is under ${prices.packCredits} credits.`,
             api_budget_exceeded: 'The price would take the key past its monthly budget.',
-            request_conflict: 'The `Idempotency-Key` was used with another payload, by another key, from another network or on another UTC day, or its first request is still in flight.',
+            request_conflict:
+              'The `Idempotency-Key` was used with another payload, by another key, from another network or on another UTC day, or its first request is still in flight.',
           }),
         },
       },

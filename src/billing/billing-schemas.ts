@@ -16,7 +16,12 @@ export const QuoteResult = Type.Object(
     quoteIsEstimate: Type.Optional(Type.Literal(true)),
     trackingDailyServiceLimit: Type.Optional(Type.Integer()),
   },
-  { additionalProperties: false, $id: 'Quote', title: 'Quote', description: 'An estimate of what an action would cost this key now; no field is always present.' },
+  {
+    additionalProperties: false,
+    $id: 'Quote',
+    title: 'Quote',
+    description: 'An estimate of what an action would cost this key now; no field is always present.',
+  },
 );
 
 export const CapacityBody = Type.Object({ maxCredits: IntegerConst(API_LIMITS.prices.packCredits) }, { additionalProperties: false });
@@ -25,7 +30,6 @@ export const CapacityPack = Type.Object(
   { id: Type.String({ format: 'uuid' }), status: StringEnum(['active', 'refunded'] as const), credits: Type.Integer() },
   { additionalProperties: false, $id: 'CapacityPack', title: 'CapacityPack' },
 );
-
 
 export const Usage = Type.Object(
   {

@@ -54,18 +54,30 @@ export class BillingService {
       now,
     });
     // The claim comes first: a replay, or a duplicate in flight on any instance, reserves nothing.
-    return this.deps.idempotency.run(claim, async () => {
-      const request = { accountId: caller.accountId, keyId: key.id, budget: key.budget, month: utcMonth(now), amount: prices.packCredits, purpose: 'pack' as const, now };
-      const result = await withReservation(this.deps.credits, request, (reservationId) =>
-        this.deps.packs.create({
-          claim,
-          reservationId,
-          pack: { id: crypto.randomUUID(), accountId: caller.accountId, credits: prices.packCredits, visits: prices.packVisits, createdAt: now },
-          render: (pack) => JSON.stringify(render(pack)),
-        }),
-      );
-      return render(result);
-    }, (stored) => JSON.parse(stored.response) as R);
+    return this.deps.idempotency.run(
+      claim,
+      async () => {
+        const request = {
+          accountId: caller.accountId,
+          keyId: key.id,
+          budget: key.budget,
+          month: utcMonth(now),
+          amount: prices.packCredits,
+          purpose: 'pack' as const,
+          now,
+        };
+        const result = await withReservation(this.deps.credits, request, (reservationId) =>
+          this.deps.packs.create({
+            claim,
+            reservationId,
+            pack: { id: crypto.randomUUID(), accountId: caller.accountId, credits: prices.packCredits, visits: prices.packVisits, createdAt: now },
+            render: (pack) => JSON.stringify(render(pack)),
+          }),
+        );
+        return render(result);
+      },
+      (stored) => JSON.parse(stored.response) as R,
+    );
   }
 
   /** POST /quotes: what the action would cost this key now, from live state, reserving nothing. */

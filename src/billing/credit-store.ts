@@ -76,32 +76,18 @@ export class KyselyCreditStore implements CreditStore {
 
   /** Releases reservations that outlived their request (a crash between reserve and commit). */
   async releaseExpired(now: number): Promise<number> {
-    const stale = await this.db
-      .selectFrom('credit_reservations')
-      .select('id')
-      .where('status', '=', 'active')
-      .where('expires_at', '<', now)
-      .execute();
+    const stale = await this.db.selectFrom('credit_reservations').select('id').where('status', '=', 'active').where('expires_at', '<', now).execute();
     for (const { id } of stale) await this.release(id);
     return stale.length;
   }
 
   async balance(accountId: string): Promise<{ purchased: number; reserved: number }> {
-    const row = await this.db
-      .selectFrom('accounts')
-      .select(['purchased_balance', 'reserved_credits'])
-      .where('id', '=', accountId)
-      .executeTakeFirstOrThrow();
+    const row = await this.db.selectFrom('accounts').select(['purchased_balance', 'reserved_credits']).where('id', '=', accountId).executeTakeFirstOrThrow();
     return { purchased: row.purchased_balance, reserved: row.reserved_credits };
   }
 
   async keySpent(keyId: string, month: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('key_months')
-      .select('spent')
-      .where('key_id', '=', keyId)
-      .where('month', '=', month)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('key_months').select('spent').where('key_id', '=', keyId).where('month', '=', month).executeTakeFirst();
     return row?.spent ?? 0;
   }
 }

@@ -9,7 +9,11 @@ export const RESERVATION_TTL_MS = 60_000;
  * guarded no-op once committed. If even the release fails (database gone), the sweeper releases the
  * reservation when it expires, so credits are held for a minute at worst, never lost or spent twice.
  */
-export async function withReservation<T>(credits: CreditStore, request: Omit<ReservationRequest, 'ttlMs'>, purchase: (reservationId: string) => Promise<T>): Promise<T> {
+export async function withReservation<T>(
+  credits: CreditStore,
+  request: Omit<ReservationRequest, 'ttlMs'>,
+  purchase: (reservationId: string) => Promise<T>,
+): Promise<T> {
   const reservationId = await credits.reserve({ ...request, ttlMs: RESERVATION_TTL_MS });
   try {
     return await purchase(reservationId);

@@ -10,10 +10,7 @@ export class KyselyUsageStore implements UsageStore {
   async linkCounts(accountId: string, since: number): Promise<{ total: number; since: number }> {
     const row = await this.db
       .selectFrom('links')
-      .select((eb) => [
-        eb.fn.countAll<number>().as('total'),
-        sql<number>`coalesce(sum(case when created_at >= ${since} then 1 else 0 end), 0)`.as('since'),
-      ])
+      .select((eb) => [eb.fn.countAll<number>().as('total'), sql<number>`coalesce(sum(case when created_at >= ${since} then 1 else 0 end), 0)`.as('since')])
       .where('account_id', '=', accountId)
       .executeTakeFirstOrThrow();
     return { total: Number(row.total), since: Number(row.since) };

@@ -58,18 +58,20 @@ export function watchDatabase(app: FastifyInstance, database: Database): Databas
   const sample = (): Promise<void> => {
     if (pingStarted !== undefined) return Promise.resolve();
     const started = (pingStarted = performance.now());
-    return ping(database).then(
-      () => {
-        watch.okAt = performance.now();
-        watch.ok = true;
-        lastLatency = watch.okAt - started;
-      },
-      () => {
-        watch.ok = false;
-        watch.failures++;
-        lastLatency = Number.POSITIVE_INFINITY;
-      },
-    ).finally(() => (pingStarted = undefined));
+    return ping(database)
+      .then(
+        () => {
+          watch.okAt = performance.now();
+          watch.ok = true;
+          lastLatency = watch.okAt - started;
+        },
+        () => {
+          watch.ok = false;
+          watch.failures++;
+          lastLatency = Number.POSITIVE_INFINITY;
+        },
+      )
+      .finally(() => (pingStarted = undefined));
   };
   watch.first = sample();
   const timer = setInterval(() => void sample(), SAMPLE_INTERVAL_MS);

@@ -71,10 +71,21 @@ export function installRateLimits(api: FastifyInstance, options: RateLimitOption
  */
 function fromWebsite(request: FastifyRequest): boolean {
   const { cookie, authorization } = request.headers;
-  return authorization === undefined && request.headers[TRIAL_TOKEN_HEADER.toLowerCase()] === undefined && cookie !== undefined && cookie.includes(`${SESSION_COOKIE}=`);
+  return (
+    authorization === undefined &&
+    request.headers[TRIAL_TOKEN_HEADER.toLowerCase()] === undefined &&
+    cookie !== undefined &&
+    cookie.includes(`${SESSION_COOKIE}=`)
+  );
 }
 
-function apply(request: FastifyRequest, reply: FastifyReply, policy: string, result: RateDecision, refusals: RefusalCounts | undefined): FastifyReply | undefined {
+function apply(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  policy: string,
+  result: RateDecision,
+  refusals: RefusalCounts | undefined,
+): FastifyReply | undefined {
   request.rateLimits = [...(request.rateLimits ?? []), [policy, result]];
   reply.header('ratelimit-policy', rateLimitPolicy(request.rateLimits));
   reply.header('ratelimit', rateLimit(request.rateLimits));

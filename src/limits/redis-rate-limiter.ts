@@ -49,7 +49,10 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly fallback = new MemoryRateLimiter();
   private degraded = false;
 
-  constructor(url: string, private readonly log: Logger) {
+  constructor(
+    url: string,
+    private readonly log: Logger,
+  ) {
     this.redis = new Redis(url, {
       // Fail fast instead of queueing commands while disconnected: the fallback answers at once.
       enableOfflineQueue: false,

@@ -62,7 +62,8 @@ export const LinkCreated = Type.Unsafe<LinkResponse & { trialToken?: string }>({
       properties: {
         trialToken: {
           type: 'string',
-          description: 'A trial link’s token, sent as X-Service-Trial-Token to read it; only in the trial creation’s response and its replay, never in reads. Keep it private.',
+          description:
+            'A trial link’s token, sent as X-Service-Trial-Token to read it; only in the trial creation’s response and its replay, never in reads. Keep it private.',
         },
       },
     },

@@ -78,33 +78,37 @@ export class LinkService {
       const body = JSON.parse(stored.response) as R;
       return stored.sealedSecret ? { ...body, trialToken: unseal(stored.sealedSecret, idempotencyKey, stored.network) } : body;
     };
-    return this.deps.idempotency.run(claim, async () => {
-      const trialToken = key ? null : newTrialToken();
-      const command: Command = {
-        claim,
-        link: {
-          id: crypto.randomUUID(),
-          accountId: key?.accountId ?? null,
-          target: input.target,
-          title: input.title ?? '',
-          tags: input.tags ?? '',
-          status: 'active',
-          version: 1,
-          trial: !key,
-          expiresAt: key ? null : now + days(API_LIMITS.trial.lifetimeDays),
-          createdAt: now,
-          updatedAt: now,
-        },
-        alias: input.alias,
-        nextSlug: () => randomSlug(this.deps.randomBytes),
-        trialTokenHash: trialToken && hashSecret(trialToken),
-        render: (record) => ({ response: JSON.stringify(render(record)), sealedSecret: trialToken && seal(trialToken, idempotencyKey, net) }),
-      };
-      const record = key ? await this.createForAccount(key, input.maxCredits ?? 0, command) : await this.createTrial(command, net);
-      // This instance may hold "no such slug" for an alias asked for before it existed.
-      this.deps.events.emit('link.created', linkEvent(record));
-      return { ...render(record), ...(trialToken ? { trialToken } : {}) };
-    }, replay);
+    return this.deps.idempotency.run(
+      claim,
+      async () => {
+        const trialToken = key ? null : newTrialToken();
+        const command: Command = {
+          claim,
+          link: {
+            id: crypto.randomUUID(),
+            accountId: key?.accountId ?? null,
+            target: input.target,
+            title: input.title ?? '',
+            tags: input.tags ?? '',
+            status: 'active',
+            version: 1,
+            trial: !key,
+            expiresAt: key ? null : now + days(API_LIMITS.trial.lifetimeDays),
+            createdAt: now,
+            updatedAt: now,
+          },
+          alias: input.alias,
+          nextSlug: () => randomSlug(this.deps.randomBytes),
+          trialTokenHash: trialToken && hashSecret(trialToken),
+          render: (record) => ({ response: JSON.stringify(render(record)), sealedSecret: trialToken && seal(trialToken, idempotencyKey, net) }),
+        };
+        const record = key ? await this.createForAccount(key, input.maxCredits ?? 0, command) : await this.createTrial(command, net);
+        // This instance may hold "no such slug" for an alias asked for before it existed.
+        this.deps.events.emit('link.created', linkEvent(record));
+        return { ...render(record), ...(trialToken ? { trialToken } : {}) };
+      },
+      replay,
+    );
   }
 
   /** Free while the month's allowance lasts; past it, the extra-link price if the caller allowed it. */
@@ -137,7 +141,13 @@ export class LinkService {
 
   private async createTrial(command: Command, network: string): Promise<LinkRecord> {
     const now = command.link.createdAt;
-    const owner = { kind: 'trial' as const, network, day: utcDay(now), perNetwork: API_LIMITS.trial.linksPerNetworkPerDay, perDay: this.deps.limits.trialDailyLimit };
+    const owner = {
+      kind: 'trial' as const,
+      network,
+      day: utcDay(now),
+      perNetwork: API_LIMITS.trial.linksPerNetworkPerDay,
+      perDay: this.deps.limits.trialDailyLimit,
+    };
     try {
       return await this.deps.links.create({ ...command, owner });
     } catch (error) {

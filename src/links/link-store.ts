@@ -86,10 +86,10 @@ export class KyselyLinkStore implements LinkStore {
     return this.db.transaction().execute(async (tx) => {
       const row = await tx
         .updateTable('links')
-      .set({ ...changes, version: sql<number>`version + 1`, updated_at: now })
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('version', '=', version)
+        .set({ ...changes, version: sql<number>`version + 1`, updated_at: now })
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where('version', '=', version)
         .where('status', 'in', ['active', 'paused'])
         .returningAll()
         .executeTakeFirst();
@@ -103,12 +103,7 @@ export class KyselyLinkStore implements LinkStore {
   }
 
   async trialLinksCreated(network: string, day: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('trial_days')
-      .select('links_created')
-      .where('network', '=', network)
-      .where('day', '=', day)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('trial_days').select('links_created').where('network', '=', network).where('day', '=', day).executeTakeFirst();
     return row?.links_created ?? 0;
   }
 }
@@ -137,12 +132,7 @@ async function payForLink(tx: Transaction<DB>, owner: LinkOwner, link: { id: str
  * (an upsert whose update carries the guard). Row locks on PostgreSQL and the single writer of SQLite
  * make parallel increments exact. Returns whether the increment happened.
  */
-async function increment(
-  tx: Transaction<DB>,
-  table: 'account_months' | 'trial_days',
-  key: Record<string, string>,
-  limit: number,
-): Promise<boolean> {
+async function increment(tx: Transaction<DB>, table: 'account_months' | 'trial_days', key: Record<string, string>, limit: number): Promise<boolean> {
   if (limit <= 0) return false;
   const columns = Object.keys(key);
   const row = await tx

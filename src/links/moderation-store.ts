@@ -6,9 +6,7 @@ import type { ModerationStore } from './moderation-service.js';
 
 /** The outcome of an operator's action on one link. */
 export type ModerationOutcome =
-  | { kind: 'changed'; status: LinkStatus; slug: string }
-  | { kind: 'unchanged'; status: LinkStatus; slug: string }
-  | { kind: 'missing' };
+  { kind: 'changed'; status: LinkStatus; slug: string } | { kind: 'unchanged'; status: LinkStatus; slug: string } | { kind: 'missing' };
 
 type StatusChange = { status: RawBuilder<string> | LinkStatus; status_before_suspension: RawBuilder<string> | null };
 

@@ -120,9 +120,7 @@ export class RedirectResolver {
     const link = await this.links.bySlug(slug);
     // A cached "no such slug" too: a scan of random slugs must not turn into a database query each.
     const resolution: Resolution =
-      link?.status === 'active'
-        ? { kind: 'redirect', target: link.target, link: { id: link.id, accountId: link.accountId } }
-        : MISSING_LINK;
+      link?.status === 'active' ? { kind: 'redirect', target: link.target, link: { id: link.id, accountId: link.accountId } } : MISSING_LINK;
     const entry: Entry = { resolution, expiresAt: link?.expiresAt ?? null, dueAt };
     if (this.caching && epoch === this.epoch) this.cache.set(slug, entry);
     return entry;

@@ -111,7 +111,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   if (!isHttpOrigin(publicUrl)) problems.push(`PUBLIC_URL must be an http(s) origin (got "${publicUrl}")`);
-  const publicHostnames = (env.PUBLIC_HOSTNAMES ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const publicHostnames = (env.PUBLIC_HOSTNAMES ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   for (const name of publicHostnames) {
     if (!isHostName(name)) problems.push(`PUBLIC_HOSTNAMES must list host names, comma-separated (got "${name}")`);
   }

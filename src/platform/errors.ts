@@ -35,9 +35,7 @@ export const ERROR_CATALOG = {
   },
   not_found: {
     status: 404,
-    when:
-      'Unknown route or method; a link that does not exist or belongs to another account. Redirects answer 404 with ' +
-      'an HTML page instead.',
+    when: 'Unknown route or method; a link that does not exist or belongs to another account. Redirects answer 404 with ' + 'an HTML page instead.',
   },
   link_changed: { status: 409, when: '`PATCH` with a stale `version`.' },
   request_conflict: {
@@ -53,23 +51,22 @@ export const ERROR_CATALOG = {
   rate_limited: {
     status: 429,
     when:
-      'API rate limit per network or account, the redirect flood guard, or the trial\'s ' +
+      "API rate limit per network or account, the redirect flood guard, or the trial's " +
       `${trial.linksPerNetworkPerDay} links per network per day. Always with \`Retry-After\` (seconds).`,
   },
   links_unavailable: {
     status: 503,
     when:
-      "Storage unreachable or saturated, load shedding, the trial's shared daily cap, or any unexpected failure " +
-      '(never a 500). Always with `Retry-After`.',
+      "Storage unreachable or saturated, load shedding, the trial's shared daily cap, or any unexpected failure " + '(never a 500). Always with `Retry-After`.',
   },
 } as const satisfies Record<string, { status: number; when: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 /** Each value's status alone, for the code that answers. */
-export const ERROR_STATUS = Object.freeze(
-  Object.fromEntries(Object.entries(ERROR_CATALOG).map(([code, entry]) => [code, entry.status])),
-) as { readonly [C in ErrorCode]: (typeof ERROR_CATALOG)[C]['status'] };
+export const ERROR_STATUS = Object.freeze(Object.fromEntries(Object.entries(ERROR_CATALOG).map(([code, entry]) => [code, entry.status]))) as {
+  readonly [C in ErrorCode]: (typeof ERROR_CATALOG)[C]['status'];
+};
 
 export class AppError extends Error {
   readonly status: number;

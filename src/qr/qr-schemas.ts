@@ -7,8 +7,7 @@ import { API_LIMITS } from '../platform/api-limits.js';
 
 const { qr: bounds } = API_LIMITS;
 
-const color = (which: string) =>
-  Type.String({ pattern: HEX_COLOR_PATTERN, description: `#rrggbb; when omitted, the preset's ${which}` });
+const color = (which: string) => Type.String({ pattern: HEX_COLOR_PATTERN, description: `#rrggbb; when omitted, the preset's ${which}` });
 
 /** API.md part 4, POST /links/{id}/qr. Every field is optional; a request without a body means `{}`. */
 export const QrBody = Type.Object(
@@ -28,8 +27,7 @@ export const QrBody = Type.Object(
   },
   {
     additionalProperties: false,
-    description:
-      `The background must be light (relative luminance ≥ ${MIN_BACKGROUND_LUMINANCE}), the foreground darker, and their WCAG contrast ratio ≥ ${bounds.minContrast}.`,
+    description: `The background must be light (relative luminance ≥ ${MIN_BACKGROUND_LUMINANCE}), the foreground darker, and their WCAG contrast ratio ≥ ${bounds.minContrast}.`,
   },
 );
 export type QrBodyInput = Static<typeof QrBody>;
@@ -38,7 +36,11 @@ export type QrBodyInput = Static<typeof QrBody>;
 export const QrSvg = {
   description: 'The QR code as an SVG document (quiet zone included; width, height and viewBox equal `size`)',
   headers: {
-    'Content-Security-Policy': { type: 'string', const: "default-src 'none'; img-src data:", description: 'Nothing in the document may run or load anything but its embedded logo.' },
+    'Content-Security-Policy': {
+      type: 'string',
+      const: "default-src 'none'; img-src data:",
+      description: 'Nothing in the document may run or load anything but its embedded logo.',
+    },
     'X-Content-Type-Options': { type: 'string', const: 'nosniff' },
   },
   content: { 'image/svg+xml': { schema: Type.String({ description: 'SVG document' }) } },

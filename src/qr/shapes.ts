@@ -20,8 +20,7 @@ export function roundedRect(x: number, y: number, w: number, h: number, r: numbe
   if (r === 0) return `M${num(x)} ${num(y)}h${num(w)}v${num(h)}h${num(-w)}z`;
   const arc = (dx: number, dy: number) => `a${num(r)} ${num(r)} 0 0 1 ${num(dx)} ${num(dy)}`;
   return (
-    `M${num(x + r)} ${num(y)}h${num(w - 2 * r)}${arc(r, r)}v${num(h - 2 * r)}${arc(-r, r)}` +
-    `h${num(2 * r - w)}${arc(-r, -r)}v${num(2 * r - h)}${arc(r, -r)}z`
+    `M${num(x + r)} ${num(y)}h${num(w - 2 * r)}${arc(r, r)}v${num(h - 2 * r)}${arc(-r, r)}` + `h${num(2 * r - w)}${arc(-r, -r)}v${num(2 * r - h)}${arc(r, -r)}z`
   );
 }
 
@@ -79,7 +78,8 @@ function dotRows(size: number, isDark: Dark, isFunction: Dark): string {
   for (let row = 0; row < size; row++) {
     out += squareRow(row, size, isDark, (col) => !isFunction(row, col));
     for (let col = 0; col < size; col++) {
-      if (isDark(row, col) && !isFunction(row, col)) out += `M${num(col + (1 - DOT_DIAMETER) / 2)} ${num(row + 0.5)}a${r} ${r} 0 1 0 ${d} 0a${r} ${r} 0 1 0 -${d} 0z`;
+      if (isDark(row, col) && !isFunction(row, col))
+        out += `M${num(col + (1 - DOT_DIAMETER) / 2)} ${num(row + 0.5)}a${r} ${r} 0 1 0 ${d} 0a${r} ${r} 0 1 0 -${d} 0z`;
     }
   }
   return out;

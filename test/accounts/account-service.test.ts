@@ -54,7 +54,10 @@ eachDatabase('accounts service', (kind) => {
     const key = await accounts.createKey(accountId, { scopes: ['links:read', 'credits:spend'] });
     const bought = await h.request('POST', '/links/capacity', { key: key.key, body: { maxCredits: 50 }, headers: { 'idempotency-key': crypto.randomUUID() } });
     assert.equal(bought.status, 200, bought.text);
-    const listed = await eventually(() => accounts.listKeys(accountId), ([k]) => k?.lastUsedAt !== null);
+    const listed = await eventually(
+      () => accounts.listKeys(accountId),
+      ([k]) => k?.lastUsedAt !== null,
+    );
     assert.deepEqual([listed[0]!.lastUsedAt, listed[0]!.spentThisMonth], [h.clock.now(), 50]);
   });
 
@@ -63,12 +66,18 @@ eachDatabase('accounts service', (kind) => {
     const key = await accounts.createKey(accountId, { scopes: ['links:read'] });
     const firstUse = h.clock.now();
     assert.equal((await h.request('GET', '/links', { key: key.key })).status, 200);
-    await eventually(() => accounts.listKeys(accountId), ([k]) => k?.lastUsedAt === firstUse);
+    await eventually(
+      () => accounts.listKeys(accountId),
+      ([k]) => k?.lastUsedAt === firstUse,
+    );
     h.clock.advance(KEY_USE_RESOLUTION_MS - 1);
     assert.equal((await h.request('GET', '/links', { key: key.key })).status, 200);
     h.clock.advance(1);
     assert.equal((await h.request('GET', '/links', { key: key.key })).status, 200);
-    const [listed] = await eventually(() => accounts.listKeys(accountId), ([k]) => k?.lastUsedAt !== firstUse);
+    const [listed] = await eventually(
+      () => accounts.listKeys(accountId),
+      ([k]) => k?.lastUsedAt !== firstUse,
+    );
     assert.equal(listed!.lastUsedAt, firstUse + KEY_USE_RESOLUTION_MS);
   });
 

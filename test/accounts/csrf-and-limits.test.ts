@@ -20,7 +20,10 @@ eachDatabase('CSRF checks on requests made with a session', (kind) => {
   });
 
   const createKey = (headers: Record<string, string>, rawBody?: string) =>
-    h.request('POST', '/keys', { rawBody: rawBody ?? JSON.stringify({ name: 'ci', scopes: ['links:read'], budget: null }), headers: { cookie: `sl_session=${session}`, 'content-type': 'application/json', ...headers } });
+    h.request('POST', '/keys', {
+      rawBody: rawBody ?? JSON.stringify({ name: 'ci', scopes: ['links:read'], budget: null }),
+      headers: { cookie: `sl_session=${session}`, 'content-type': 'application/json', ...headers },
+    });
 
   test('the website’s own JSON request with its origin is accepted', async () => {
     assert.equal((await createKey({ origin: 'http://sho.rt' })).status, 200);
@@ -28,7 +31,11 @@ eachDatabase('CSRF checks on requests made with a session', (kind) => {
   });
 
   test('a request from another site is refused with 403 api_scope_required', async () => {
-    const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }, { 'sec-fetch-site': 'same-site', origin: 'http://sub.sho.rt' }];
+    const crossSite: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'same-site', origin: 'http://sub.sho.rt' },
+    ];
     for (const headers of crossSite) {
       const response = await createKey(headers);
       assert.equal(response.status, 403, JSON.stringify(headers));
@@ -55,7 +62,10 @@ eachDatabase('CSRF checks on requests made with a session', (kind) => {
   });
 
   test('sign-in from another site is refused, so no one can sign a visitor in to their own account', async () => {
-    const response = await h.request('POST', '/auth/signin', { body: { email: freshEmail(), password: STRONG_PASSWORD }, headers: { origin: 'https://evil.example' } });
+    const response = await h.request('POST', '/auth/signin', {
+      body: { email: freshEmail(), password: STRONG_PASSWORD },
+      headers: { origin: 'https://evil.example' },
+    });
     assert.equal(response.status, 403);
   });
 

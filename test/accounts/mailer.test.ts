@@ -14,10 +14,17 @@ test('with MAIL_DIR each mail is written as an .eml file that reads back whole',
     await mailer.send({ ...mail, to: 'grace@example.test' });
     mailer.close();
     const written = mails(folder.dir);
-    assert.deepEqual(written.map((m) => m.to), ['ada@example.test', 'grace@example.test']);
+    assert.deepEqual(
+      written.map((m) => m.to),
+      ['ada@example.test', 'grace@example.test'],
+    );
     assert.equal(written[0]!.subject, mail.subject);
     assert.equal(written[0]!.text.trim(), mail.text.trim());
-    assert.deepEqual(fs.readdirSync(folder.dir).filter((name) => !name.endsWith('.eml')), [], 'no partial files are left');
+    assert.deepEqual(
+      fs.readdirSync(folder.dir).filter((name) => !name.endsWith('.eml')),
+      [],
+      'no partial files are left',
+    );
   } finally {
     folder.remove();
   }

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { OTHER_STRONG_PASSWORD, STRONG_PASSWORD, freshEmail, linkToken, mailDir, signIn, signUpVerified, waitForMail, websiteRequest } from '../helpers/accounts.js';
+import {
+  OTHER_STRONG_PASSWORD,
+  STRONG_PASSWORD,
+  freshEmail,
+  linkToken,
+  mailDir,
+  signIn,
+  signUpVerified,
+  waitForMail,
+  websiteRequest,
+} from '../helpers/accounts.js';
 
 eachDatabase('password change and reset', (kind) => {
   let h: Harness;
@@ -39,7 +49,11 @@ eachDatabase('password change and reset', (kind) => {
 
   test('the password cannot be changed with an API key', async () => {
     const { key } = await h.account();
-    const response = await h.request('POST', '/auth/password', { key, body: { currentPassword: STRONG_PASSWORD, newPassword: OTHER_STRONG_PASSWORD }, headers: origin });
+    const response = await h.request('POST', '/auth/password', {
+      key,
+      body: { currentPassword: STRONG_PASSWORD, newPassword: OTHER_STRONG_PASSWORD },
+      headers: origin,
+    });
     assert.equal(response.status, 403);
     assert.deepEqual(response.body, { error: 'api_scope_required' });
   });

@@ -86,7 +86,11 @@ eachDatabase('sign-up, verification and sign-in', (kind) => {
   });
 
   test('a weak password or a malformed address is refused at sign-up with 400', async () => {
-    for (const body of [{ email: freshEmail(), password: 'password123' }, { email: freshEmail(), password: 'short' }, { email: 'not-an-address', password: STRONG_PASSWORD }]) {
+    for (const body of [
+      { email: freshEmail(), password: 'password123' },
+      { email: freshEmail(), password: 'short' },
+      { email: 'not-an-address', password: STRONG_PASSWORD },
+    ]) {
       const response = await h.request('POST', '/auth/signup', { body, headers: origin });
       assert.equal(response.status, 400, JSON.stringify(body));
       assert.deepEqual(response.body, { error: 'invalid_request' });
@@ -94,7 +98,10 @@ eachDatabase('sign-up, verification and sign-in', (kind) => {
   });
 
   test('a password built from the address itself is weak', async () => {
-    const response = await h.request('POST', '/auth/signup', { body: { email: 'rosalind.franklin@example.test', password: 'rosalindfranklin' }, headers: origin });
+    const response = await h.request('POST', '/auth/signup', {
+      body: { email: 'rosalind.franklin@example.test', password: 'rosalindfranklin' },
+      headers: origin,
+    });
     assert.equal(response.status, 400);
   });
 

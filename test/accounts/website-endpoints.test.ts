@@ -29,7 +29,20 @@ eachDatabase('website-only endpoints with a session', (kind) => {
     assert.deepEqual([created.body.name, created.body.scopes, created.body.budget], ['poster', ['links:read', 'links:write'], 30]);
     const listed = await websiteRequest(h, 'GET', '/keys', session);
     const entry = listed.body.keys.find((k: { id: string }) => k.id === id);
-    assert.deepEqual({ ...entry, createdAt: 0 }, { id, name: 'poster', prefix: created.body.prefix, last4: created.body.last4, scopes: ['links:read', 'links:write'], budget: 30, spentThisMonth: 0, createdAt: 0, lastUsedAt: null });
+    assert.deepEqual(
+      { ...entry, createdAt: 0 },
+      {
+        id,
+        name: 'poster',
+        prefix: created.body.prefix,
+        last4: created.body.last4,
+        scopes: ['links:read', 'links:write'],
+        budget: 30,
+        spentThisMonth: 0,
+        createdAt: 0,
+        lastUsedAt: null,
+      },
+    );
     assert.ok(!listed.text.includes(key));
     assert.equal((await h.request('GET', '/links', { key })).status, 200);
     assert.equal((await websiteRequest(h, 'DELETE', `/keys/${id}`, session)).status, 204);
@@ -40,7 +53,11 @@ eachDatabase('website-only endpoints with a session', (kind) => {
   test('keys cannot be listed, made or revoked with an API key', async () => {
     const { key, keyId } = await h.account();
     const origin = { origin: 'http://sho.rt' };
-    for (const [method, path, body] of [['GET', '/keys', undefined], ['POST', '/keys', { name: 'x', scopes: ['links:read'], budget: null }], ['DELETE', `/keys/${keyId}`, {}]] as const) {
+    for (const [method, path, body] of [
+      ['GET', '/keys', undefined],
+      ['POST', '/keys', { name: 'x', scopes: ['links:read'], budget: null }],
+      ['DELETE', `/keys/${keyId}`, {}],
+    ] as const) {
       const response = await h.request(method, path, { key, body, headers: origin });
       assert.equal(response.status, 403, `${method} ${path}`);
       assert.deepEqual(response.body, { error: 'api_scope_required' });
@@ -57,7 +74,14 @@ eachDatabase('website-only endpoints with a session', (kind) => {
 
   test('the session creates links within the free allowance, then pays with credits when allowed, with no key budget', async () => {
     const link = (maxCredits?: number) =>
-      websiteRequest(h, 'POST', '/links', session, { target: 'https://example.com/', ...(maxCredits === undefined ? {} : { maxCredits }) }, { 'idempotency-key': crypto.randomUUID() });
+      websiteRequest(
+        h,
+        'POST',
+        '/links',
+        session,
+        { target: 'https://example.com/', ...(maxCredits === undefined ? {} : { maxCredits }) },
+        { 'idempotency-key': crypto.randomUUID() },
+      );
     assert.equal((await link()).status, 200);
     assert.equal((await link()).status, 200);
     assert.deepEqual((await link()).body, { error: 'link_allowance_required' });
@@ -85,7 +109,10 @@ eachDatabase('website-only endpoints with a session', (kind) => {
     assert.deepEqual(replay.body, bought.body, 'a double click buys one pack');
     const packs = await websiteRequest(h, 'GET', '/account/packs', session);
     assert.equal(packs.body.packs.length, 1);
-    assert.deepEqual({ ...packs.body.packs[0], createdAt: 0 }, { id: bought.body.id, status: 'active', credits: 50, visits: 10_000, visitsUsed: 0, createdAt: 0, refundable: true });
+    assert.deepEqual(
+      { ...packs.body.packs[0], createdAt: 0 },
+      { id: bought.body.id, status: 'active', credits: 50, visits: 10_000, visitsUsed: 0, createdAt: 0, refundable: true },
+    );
     const before = (await websiteRequest(h, 'GET', '/account/credits', session)).body.purchasedBalance;
     h.clock.advance(1000);
     const refund = await websiteRequest(h, 'POST', `/account/packs/${bought.body.id}/refund`, session);
@@ -97,14 +124,24 @@ eachDatabase('website-only endpoints with a session', (kind) => {
     const credits = (await websiteRequest(h, 'GET', '/account/credits', session)).body;
     assert.equal(credits.purchasedBalance, before + 50);
     assert.equal(credits.reserved, 0);
-    assert.deepEqual(credits.history.slice(0, 2).map((entry: { credits: number; reason: string }) => [entry.reason, entry.credits]), [['refund', 50], ['pack', -50]]);
+    assert.deepEqual(
+      credits.history.slice(0, 2).map((entry: { credits: number; reason: string }) => [entry.reason, entry.credits]),
+      [
+        ['refund', 50],
+        ['pack', -50],
+      ],
+    );
     assert.ok(credits.history.some((entry: { reason: string }) => entry.reason === 'grant'));
   });
 
   test('another account’s pack cannot be refunded', async () => {
     const other = await h.account();
     await h.cli('credits grant', { account: other.accountId, credits: '50' });
-    const bought = await h.request('POST', '/links/capacity', { key: other.key, body: { maxCredits: 50 }, headers: { 'idempotency-key': crypto.randomUUID() } });
+    const bought = await h.request('POST', '/links/capacity', {
+      key: other.key,
+      body: { maxCredits: 50 },
+      headers: { 'idempotency-key': crypto.randomUUID() },
+    });
     const response = await websiteRequest(h, 'POST', `/account/packs/${bought.body.id}/refund`, session);
     assert.equal(response.status, 404);
   });

@@ -19,9 +19,27 @@ async function day(visits: [string, string | null, string][]): Promise<DayVisits
 }
 
 test("an account's links are granted in the order of their first visit, each link's values in order of arrival; the rest is refused per link", async () => {
-  const visits = await day([['L1', 'a', 'DE'], ['L2', 'a', 'DE'], ['T1', null, 'DE'], ['L1', 'a', 'US'], ['L3', 'b', 'DE'], ['L2', 'a', 'FR'], ['T1', null, 'DE']]);
-  assert.deepEqual(visits.accountTotals(), [['a', 4], ['b', 1], ['~trial', 2]]);
-  const { recorded, refused } = await visits.grant(new Map([['a', 3], ['b', 1], ['~trial', 1]]));
+  const visits = await day([
+    ['L1', 'a', 'DE'],
+    ['L2', 'a', 'DE'],
+    ['T1', null, 'DE'],
+    ['L1', 'a', 'US'],
+    ['L3', 'b', 'DE'],
+    ['L2', 'a', 'FR'],
+    ['T1', null, 'DE'],
+  ]);
+  assert.deepEqual(visits.accountTotals(), [
+    ['a', 4],
+    ['b', 1],
+    ['~trial', 2],
+  ]);
+  const { recorded, refused } = await visits.grant(
+    new Map([
+      ['a', 3],
+      ['b', 1],
+      ['~trial', 1],
+    ]),
+  );
   assert.deepEqual(
     recorded.map((r) => [r.linkId, r.visits, Object.fromEntries(r.counts.country!), Object.fromEntries(r.counts.device!)]),
     [
@@ -31,10 +49,25 @@ test("an account's links are granted in the order of their first visit, each lin
       ['L3', 1, { DE: 1 }, { mobile: 1 }],
     ],
   );
-  assert.deepEqual([...refused], [['L2', { account: 'a', count: 1 }], ['T1', { account: '~trial', count: 1 }]]);
-  const all = await visits.grant(new Map([['a', 4], ['b', 1], ['~trial', 2]]));
+  assert.deepEqual(
+    [...refused],
+    [
+      ['L2', { account: 'a', count: 1 }],
+      ['T1', { account: '~trial', count: 1 }],
+    ],
+  );
+  const all = await visits.grant(
+    new Map([
+      ['a', 4],
+      ['b', 1],
+      ['~trial', 2],
+    ]),
+  );
   assert.equal(all.refused.size, 0);
-  assert.equal(all.recorded.reduce((n, r) => n + r.visits, 0), 7);
+  assert.equal(
+    all.recorded.reduce((n, r) => n + r.visits, 0),
+    7,
+  );
   assert.deepEqual((await visits.grant(new Map())).recorded, []);
 });
 
@@ -47,7 +80,11 @@ test('each recorded link counts every dimension of its granted visits alike: the
     const [own] = (await visits.grant(new Map([['a', granted]]))).recorded;
     const expected = Math.min(granted, 50);
     assert.equal(own?.visits ?? 0, expected);
-    for (const values of Object.values(own?.counts ?? {})) assert.equal([...values.values()].reduce((n, c) => n + c, 0), expected);
+    for (const values of Object.values(own?.counts ?? {}))
+      assert.equal(
+        [...values.values()].reduce((n, c) => n + c, 0),
+        expected,
+      );
   }
 });
 
@@ -107,11 +144,11 @@ test('a referrer naming a numeric address is "unknown"', () => {
 test('ResettingCache answers exactly as a Map that is cleared when full, also for keys that share a front slot', () => {
   // The front table samples six characters of a key: keys that differ only in their first five
   // characters (and have one length) share a slot. Few keys, so that keys come back often.
-  const key = fc.oneof(fc.constantFrom('aaaaa', 'abbba', 'babab', 'bbbbb').map((head) => `${head}-fixed-suffix-xyz`), fc.stringMatching(/^[ab]{0,2}$/));
-  const op = fc.oneof(
-    fc.record({ kind: fc.constant('set' as const), key, value: fc.integer() }),
-    fc.record({ kind: fc.constant('get' as const), key }),
+  const key = fc.oneof(
+    fc.constantFrom('aaaaa', 'abbba', 'babab', 'bbbbb').map((head) => `${head}-fixed-suffix-xyz`),
+    fc.stringMatching(/^[ab]{0,2}$/),
   );
+  const op = fc.oneof(fc.record({ kind: fc.constant('set' as const), key, value: fc.integer() }), fc.record({ kind: fc.constant('get' as const), key }));
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 8 }), fc.array(op, { maxLength: 120 }), (max, ops) => {
       const cache = new ResettingCache<number>(max);

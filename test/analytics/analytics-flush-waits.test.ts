@@ -19,7 +19,13 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
   test('redirects are answered while the flush waits, and once it may, every visit is recorded once', { timeout: 30_000 }, async () => {
     const link = await linkWithKey(h);
     const waiting = async () =>
-      Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(h.database.db)).rows[0]!.n);
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
+            h.database.db,
+          )
+        ).rows[0]!.n,
+      );
     const until = async (what: string, done: () => Promise<boolean>) => {
       for (let i = 0; i < 500 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 20));
       assert.ok(await done(), what);

@@ -20,7 +20,8 @@ eachDatabase('the flush', (kind) => {
 
   const rows = (linkId: string) =>
     analyticsDb(h.database.db).selectFrom('visit_rollups').select(['day', 's', 'q', 'counts']).where('link_id', '=', linkId).orderBy('day').execute();
-  const linkVisits = async (linkId: string) => Number((await h.database.db.selectFrom('links').select('visits').where('id', '=', linkId).executeTakeFirstOrThrow()).visits);
+  const linkVisits = async (linkId: string) =>
+    Number((await h.database.db.selectFrom('links').select('visits').where('id', '=', linkId).executeTakeFirstOrThrow()).visits);
 
   test("adds its counts to the day's rollup row and the link's visits, so a visit is in the stats as soon as the flush commits", async () => {
     const link = await linkWithKey(h);
@@ -33,7 +34,10 @@ eachDatabase('the flush', (kind) => {
     assert.equal(more.length, 0, 'one row per link and day');
     assert.deepEqual([row!.day, Number(row!.s), Number(row!.q)], ['2026-11-15', 3, 1]);
     const counts = parseCounts(row!.counts);
-    assert.deepEqual(Object.entries(counts.referrer!).sort(), [['__proto__', 3], ['direct', 1]]);
+    assert.deepEqual(Object.entries(counts.referrer!).sort(), [
+      ['__proto__', 3],
+      ['direct', 1],
+    ]);
     assert.deepEqual({ ...counts.source }, { s: 3, q: 1 });
     assert.equal(await linkVisits(link.id), 4);
   });
@@ -45,7 +49,13 @@ eachDatabase('the flush', (kind) => {
     h.clock.advance(2);
     await visit(h, link.slug, 3);
     await h.app.visitRecorder.flush();
-    assert.deepEqual((await rows(link.id)).map((r) => [r.day, Number(r.s)]), [['2026-11-15', 2], ['2026-11-16', 3]]);
+    assert.deepEqual(
+      (await rows(link.id)).map((r) => [r.day, Number(r.s)]),
+      [
+        ['2026-11-15', 2],
+        ['2026-11-16', 3],
+      ],
+    );
     assert.equal(await linkVisits(link.id), 5);
   });
 
@@ -67,12 +77,23 @@ eachDatabase('the flush', (kind) => {
       onRecorded: (event) => events.emit('visits.recorded', event),
     });
     const visitor = { device: 'mobile' as const, browser: 'Chrome', bot: false };
-    for (const [ref, n] of [[link, 3], [other, 1]] as const) {
+    for (const [ref, n] of [
+      [link, 3],
+      [other, 1],
+    ] as const) {
       for (let i = 0; i < n; i++) recorder.record({ id: ref.id, accountId: ref.accountId }, 's', 'DE', visitor, 'direct', h.clock.now());
     }
     await recorder.flush();
     await recorder.flush();
-    assert.deepEqual(told, [{ at: h.clock.now(), links: [{ linkId: link.id, visits: 3 }, { linkId: other.id, visits: 1 }] }]);
+    assert.deepEqual(told, [
+      {
+        at: h.clock.now(),
+        links: [
+          { linkId: link.id, visits: 3 },
+          { linkId: other.id, visits: 1 },
+        ],
+      },
+    ]);
     assert.equal(await linkVisits(link.id), 3);
     await recorder.stop();
   });

@@ -37,12 +37,12 @@ eachDatabase('refreshedAt of stats', (kind) => {
   });
 });
 
-
 /** What must be true of a visit within this long of its redirect, at ordinary load (docs/adr/0053). */
 const FRESH_MS = 2000;
 
 /** A server process with the default flush interval, so time is real and so are its timers. */
-const serverOn = (db: TestDatabase) => startServer({ DATABASE_URL: db.url, LOG_LEVEL: 'error', RATE_LIMIT_PER_IP: '1000000', RATE_LIMIT_PER_ACCOUNT: '1000000' });
+const serverOn = (db: TestDatabase) =>
+  startServer({ DATABASE_URL: db.url, LOG_LEVEL: 'error', RATE_LIMIT_PER_IP: '1000000', RATE_LIMIT_PER_ACCOUNT: '1000000' });
 
 /** An account, a key and a link, made through `server`; `read` gets the link's JSON stats, CSV and Link.visits through any server. */
 async function liveLink(db: TestDatabase, server: ServerProcess) {
@@ -60,7 +60,11 @@ async function liveLink(db: TestDatabase, server: ServerProcess) {
   return {
     slug: link.slug as string,
     read: async (via: ServerProcess) => {
-      const [json, csv, own] = await Promise.all([get(via, '/stats?days=1').then((r) => r.json()), get(via, '/stats?days=1&format=csv').then((r) => r.text()), get(via, '').then((r) => r.json())]);
+      const [json, csv, own] = await Promise.all([
+        get(via, '/stats?days=1').then((r) => r.json()),
+        get(via, '/stats?days=1&format=csv').then((r) => r.text()),
+        get(via, '').then((r) => r.json()),
+      ]);
       return { total: json.total as number, refreshedAt: json.refreshedAt as number, csv, visits: own.visits as number };
     },
   };
@@ -103,15 +107,19 @@ eachDatabase('stats in real time', (kind) => {
   });
 });
 
-test('two instances on one PostgreSQL database: a redirect through either is in the stats read through the other within two seconds', { skip: postgresSkip }, async (t) => {
-  const db = await freshDatabase('postgres');
-  const [a, b] = await Promise.all([serverOn(db), serverOn(db)]);
-  t.after(async () => {
-    await Promise.all([a.stop(), b.stop()]);
-    await db.drop();
-  });
-  const link = await liveLink(db, a);
-  assert.ok(await freshWithin(link, b, a, 1), 'through b, read through a');
-  assert.ok(await freshWithin(link, a, b, 2), 'through a, read through b');
-  assert.ok(await freshWithin(link, b, b, 3), 'through b, read through b');
-});
+test(
+  'two instances on one PostgreSQL database: a redirect through either is in the stats read through the other within two seconds',
+  { skip: postgresSkip },
+  async (t) => {
+    const db = await freshDatabase('postgres');
+    const [a, b] = await Promise.all([serverOn(db), serverOn(db)]);
+    t.after(async () => {
+      await Promise.all([a.stop(), b.stop()]);
+      await db.drop();
+    });
+    const link = await liveLink(db, a);
+    assert.ok(await freshWithin(link, b, a, 1), 'through b, read through a');
+    assert.ok(await freshWithin(link, a, b, 2), 'through a, read through b');
+    assert.ok(await freshWithin(link, b, b, 3), 'through b, read through b');
+  },
+);

@@ -97,10 +97,17 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     const links = [await linkWithKey(h), await linkWithKey(h), await linkWithKey(h)];
     await Promise.all(links.map((l) => visit(h, l.slug, 5)));
     const all = await Promise.all(links.map((l) => stats(h, l.id, l.key)));
-    assert.equal(all.reduce((n, s) => n + s.total, 0), 12);
+    assert.equal(
+      all.reduce((n, s) => n + s.total, 0),
+      12,
+    );
     for (const s of all) {
       if (s.total === 5) assert.deepEqual(s.gaps, []);
-      else assert.deepEqual(s.gaps.map((g: { reason: string }) => g.reason), ['daily_ceiling_reached']);
+      else
+        assert.deepEqual(
+          s.gaps.map((g: { reason: string }) => g.reason),
+          ['daily_ceiling_reached'],
+        );
     }
     h.clock.advance(DAY);
     const fresh = await linkWithKey(h);
@@ -112,7 +119,11 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     // The accounts allow 15, the ceiling 12.
     await splitOverTwoInstances(h, kind, ENV, async (links, round) => {
       const totals = await Promise.all(links.map(async (l) => (await stats(h, l.id, l.key)).total));
-      assert.equal(totals.reduce((a, b) => a + b, 0), 12, `round ${round}: ${totals}`);
+      assert.equal(
+        totals.reduce((a, b) => a + b, 0),
+        12,
+        `round ${round}: ${totals.join(', ')}`,
+      );
       for (const t of totals) assert.ok(t <= 5, `round ${round}: an account recorded ${t} of 5`);
     });
   });
@@ -123,7 +134,15 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     for (let i = 0; i < 12; i++) links.push((await h.createLink({ target: `https://example.org/${i}` }, { key })).body);
     const gapsOf = () =>
       analyticsDb(h.database.db)
-        .selectFrom('visit_gaps').select(['link_id', 'from_ms', 'to_ms']).where('link_id', 'in', links.map((l) => l.id)).orderBy('from_ms').execute();
+        .selectFrom('visit_gaps')
+        .select(['link_id', 'from_ms', 'to_ms'])
+        .where(
+          'link_id',
+          'in',
+          links.map((l) => l.id),
+        )
+        .orderBy('from_ms')
+        .execute();
     // One visit each in one flush: 5 recorded (the allowance), 7 refused.
     await Promise.all(links.map((l) => visit(h, l.slug, 1)));
     await h.app.visitRecorder.flush();
@@ -164,8 +183,16 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
       await addGaps(tx, h.database.dialect, [{ linkId: null, reason: 'recording_unavailable', count: 1, from: t, to: t + 10 }]);
     });
     const own = await db.selectFrom('visit_gaps').select(['from_ms', 'to_ms']).where('link_id', '=', link.id).execute();
-    assert.deepEqual(own.map((g) => [Number(g.from_ms), Number(g.to_ms)]), [[t - 2000, t]]);
-    const everyLink = await db.selectFrom('visit_gaps').select('from_ms').where('link_id', 'is', null).where('from_ms', '>=', t - 500).execute();
+    assert.deepEqual(
+      own.map((g) => [Number(g.from_ms), Number(g.to_ms)]),
+      [[t - 2000, t]],
+    );
+    const everyLink = await db
+      .selectFrom('visit_gaps')
+      .select('from_ms')
+      .where('link_id', 'is', null)
+      .where('from_ms', '>=', t - 500)
+      .execute();
     assert.equal(everyLink.length, 2);
   });
 
@@ -204,7 +231,16 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
     for (const l of group(12, 18)) {
       await h.database.db
         .insertInto('capacity_packs')
-        .values({ id: crypto.randomUUID(), account_id: l.accountId, status: 'active', credits: 50, visits: 10_000, visits_used: 0, created_at: 1, refunded_at: null })
+        .values({
+          id: crypto.randomUUID(),
+          account_id: l.accountId,
+          status: 'active',
+          credits: 50,
+          visits: 10_000,
+          visits_used: 0,
+          created_at: 1,
+          refunded_at: null,
+        })
         .execute();
     }
     // One flush: 4 visits for every account.

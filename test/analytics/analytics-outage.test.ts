@@ -37,7 +37,10 @@ eachDatabase('recording through a database failure', (kind) => {
     assert.equal(body.total, 3);
     assert.deepEqual(
       body.referrers.map((r: { referrer: string; count: number }) => [r.referrer, r.count]),
-      [['a.example', 2], ['b.example', 1]],
+      [
+        ['a.example', 2],
+        ['b.example', 1],
+      ],
     );
     assert.equal(body.gaps.length, 1);
     assert.equal(body.gaps[0].reason, 'recording_unavailable');

@@ -91,7 +91,9 @@ async function dumpAllTables(h: Harness): Promise<string> {
   const tables =
     h.database.dialect === 'sqlite'
       ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)).rows.map((r) => r.name)
-      : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'public'`.execute(db)).rows.map((r) => r.name);
+      : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'public'`.execute(db)).rows.map(
+          (r) => r.name,
+        );
   const parts: string[] = [];
   for (const table of tables) {
     const rows = await sql`select * from ${sql.table(table)}`.execute(db);

@@ -52,7 +52,8 @@ async function linkOn(db: TestDatabase, server: ServerProcess) {
   }).then((r) => r.json());
   return {
     id: created.id as string,
-    redirect: (via: ServerProcess, n: number) => Promise.all(Array.from({ length: n }, () => fetch(`${via.baseUrl}/s/${created.slug}`, { redirect: 'manual' }))),
+    redirect: (via: ServerProcess, n: number) =>
+      Promise.all(Array.from({ length: n }, () => fetch(`${via.baseUrl}/s/${created.slug}`, { redirect: 'manual' }))),
     stats: (via: ServerProcess): Promise<{ total: number; gaps: Gap[] }> =>
       fetch(`${via.baseUrl}/api/v1/links/${created.id}/stats`, { headers: auth }).then((r) => r.json()),
   };

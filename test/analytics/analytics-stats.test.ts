@@ -160,10 +160,13 @@ eachDatabase('stats of earlier days', (kind) => {
     await h.app.visitRecorder.flush();
     const after = await read();
     assert.equal(after.total, 3);
-    assert.deepEqual(after.daily.filter((d: { total: number }) => d.total > 0), [
-      { date: '2026-11-15', total: 2, s: 2, q: 0 },
-      { date: '2026-11-18', total: 1, s: 1, q: 0 },
-    ]);
+    assert.deepEqual(
+      after.daily.filter((d: { total: number }) => d.total > 0),
+      [
+        { date: '2026-11-15', total: 2, s: 2, q: 0 },
+        { date: '2026-11-18', total: 1, s: 1, q: 0 },
+      ],
+    );
     assert.deepEqual(after.devices, [{ device: 'bot', count: 3 }]);
   });
 });

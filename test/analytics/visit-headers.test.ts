@@ -22,7 +22,7 @@ eachDatabase('the headers a visit records', (kind) => {
     const { port } = new URL(h.baseUrl);
     const socket = net.connect(Number(port), '127.0.0.1');
     let answer = '';
-    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(`GET /s/${slug} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${lines.map((l) => `${l}\r\n`).join('')}\r\n`);
     await new Promise((resolve) => socket.once('close', resolve));
@@ -31,12 +31,30 @@ eachDatabase('the headers a visit records', (kind) => {
 
   test('names in any case count; the first User-Agent and Referer count, and a repeated country header counts as unknown', async () => {
     const link = await linkWithKey(h);
-    assert.equal(await rawRedirect(link.slug, [`USER-agent: ${UA.iphone}`, `user-agent: ${UA.googlebot}`, 'REFERER: https://a.example/', 'Referer: https://b.example/', 'cf-IPCOUNTRY: de']), 'HTTP/1.1 302 Found');
+    assert.equal(
+      await rawRedirect(link.slug, [
+        `USER-agent: ${UA.iphone}`,
+        `user-agent: ${UA.googlebot}`,
+        'REFERER: https://a.example/',
+        'Referer: https://b.example/',
+        'cf-IPCOUNTRY: de',
+      ]),
+      'HTTP/1.1 302 Found',
+    );
     await rawRedirect(link.slug, [`User-Agent: ${UA.windows}`, 'CF-IPCountry: fr', 'cf-ipcountry: fr']);
     const body = await stats(h, link.id, link.key);
-    assert.deepEqual(body.devices, [{ device: 'desktop', count: 1 }, { device: 'mobile', count: 1 }]);
-    assert.deepEqual(body.referrers, [{ referrer: 'a.example', count: 1 }, { referrer: 'direct', count: 1 }]);
-    assert.deepEqual(body.countries, [{ country: 'DE', count: 1 }, { country: 'unknown', count: 1 }]);
+    assert.deepEqual(body.devices, [
+      { device: 'desktop', count: 1 },
+      { device: 'mobile', count: 1 },
+    ]);
+    assert.deepEqual(body.referrers, [
+      { referrer: 'a.example', count: 1 },
+      { referrer: 'direct', count: 1 },
+    ]);
+    assert.deepEqual(body.countries, [
+      { country: 'DE', count: 1 },
+      { country: 'unknown', count: 1 },
+    ]);
   });
 });
 

@@ -11,18 +11,20 @@ const b = { id: 'link-b', accountId: null };
 
 /** Per day, per link: visits, s and q, and each dimension's values in order, as plain data. */
 const contents = (pending: PendingVisits) =>
-  pending.sorted().map((day) => [
-    day.day,
-    day.from,
-    [...day.links.values()].map((l) => [
-      l.link.id,
-      l.visits,
-      `s ${l.s} q ${l.q}`,
-      [...l.countries].join(' '),
-      [...l.visitors].map(([v, n]) => `${v.device},${n}`).join(' '),
-      [...l.referrers].join(' '),
-    ]),
-  ]);
+  pending
+    .sorted()
+    .map((day) => [
+      day.day,
+      day.from,
+      [...day.links.values()].map((l) => [
+        l.link.id,
+        l.visits,
+        `s ${l.s} q ${l.q}`,
+        [...l.countries].join(' '),
+        [...l.visitors].map(([v, n]) => `${v.device},${n}`).join(' '),
+        [...l.referrers].join(' '),
+      ]),
+    ]);
 
 test('visits are counted per UTC day, link and dimension value, links and values in the order of their first visit', async () => {
   const pending = new PendingVisits();
@@ -35,8 +37,22 @@ test('visits are counted per UTC day, link and dimension value, links and values
   assert.equal(pending.visits, 6);
   await pending.tally();
   assert.deepEqual(contents(pending), [
-    ['2026-11-20', midnight - 1, [['link-b', 1, 's 0 q 1', 'DE,1', 'mobile,1', 'direct,1'], ['link-a', 1, 's 0 q 1', 'FR,1', 'mobile,1', 'x.example,1']]],
-    ['2026-11-21', midnight, [['link-a', 3, 's 2 q 1', 'DE,2 FR,1', 'mobile,2 bot,1', 'direct,2 x.example,1'], ['link-b', 1, 's 0 q 1', 'DE,1', 'mobile,1', 'direct,1']]],
+    [
+      '2026-11-20',
+      midnight - 1,
+      [
+        ['link-b', 1, 's 0 q 1', 'DE,1', 'mobile,1', 'direct,1'],
+        ['link-a', 1, 's 0 q 1', 'FR,1', 'mobile,1', 'x.example,1'],
+      ],
+    ],
+    [
+      '2026-11-21',
+      midnight,
+      [
+        ['link-a', 3, 's 2 q 1', 'DE,2 FR,1', 'mobile,2 bot,1', 'direct,2 x.example,1'],
+        ['link-b', 1, 's 0 q 1', 'DE,1', 'mobile,1', 'direct,1'],
+      ],
+    ],
   ]);
 });
 
@@ -53,7 +69,14 @@ test('a later buffer appended to a failed flush’s keeps the older visits first
   assert.equal(failed.visits, 4);
   await failed.tally();
   assert.deepEqual(contents(failed), [
-    ['2026-11-21', midnight + 10, [['link-a', 2, 's 2 q 0', 'DE,1 US,1', 'mobile,2', 'direct,2'], ['link-b', 1, 's 1 q 0', 'US,1', 'mobile,1', 'direct,1']]],
+    [
+      '2026-11-21',
+      midnight + 10,
+      [
+        ['link-a', 2, 's 2 q 0', 'DE,1 US,1', 'mobile,2', 'direct,2'],
+        ['link-b', 1, 's 1 q 0', 'US,1', 'mobile,1', 'direct,1'],
+      ],
+    ],
     ['2026-11-22', midnight + DAY, [['link-a', 1, 's 0 q 1', 'DE,1', 'mobile,1', 'direct,1']]],
   ]);
   // Visits after the append go on counting in the right day.

@@ -31,10 +31,17 @@ describe('a paid retry racing its original on another instance (postgres)', { sk
       const results = await Promise.all([a.createLink(body, { key, idempotencyKey: idem }), b.createLink(body, { key, idempotencyKey: idem })]);
       const ok = results.filter((r) => r.status === 200);
       assert.ok(ok.length >= 1, JSON.stringify(results.map((r) => r.body)));
-      assert.ok(results.every((r) => r.status === 200 || r.body.error === 'request_conflict'), JSON.stringify(results.map((r) => r.body)));
+      assert.ok(
+        results.every((r) => r.status === 200 || r.body.error === 'request_conflict'),
+        JSON.stringify(results.map((r) => r.body)),
+      );
       assert.equal(new Set(ok.map((r) => r.body.id)).size, 1);
     }
-    const account = await database.db.selectFrom('accounts').select(['purchased_balance', 'reserved_credits']).where('id', '=', accountId).executeTakeFirstOrThrow();
+    const account = await database.db
+      .selectFrom('accounts')
+      .select(['purchased_balance', 'reserved_credits'])
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(account, { purchased_balance: 0, reserved_credits: 0 });
   });
 

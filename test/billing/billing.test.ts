@@ -15,7 +15,15 @@ eachDatabase('extra links paid with purchased credits', (kind) => {
   const balance = async (accountId: string) =>
     h.database.db.selectFrom('accounts').select(['purchased_balance', 'reserved_credits']).where('id', '=', accountId).executeTakeFirstOrThrow();
   const links = async (accountId: string) =>
-    Number((await h.database.db.selectFrom('links').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await h.database.db
+          .selectFrom('links')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('account_id', '=', accountId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test('with maxCredits 10 and credits:spend an extra link costs 10 purchased credits', async () => {
     const { key, accountId } = await h.account();
@@ -24,7 +32,13 @@ eachDatabase('extra links paid with purchased credits', (kind) => {
     assert.equal(res.status, 200);
     assert.deepEqual(await balance(accountId), { purchased_balance: 15, reserved_credits: 0 });
     const ledger = await h.database.db.selectFrom('credit_ledger').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
-    assert.deepEqual(ledger.map((r) => [r.kind, r.amount, r.balance_after]), [['grant', 25, 25], ['link_spend', -10, 15]]);
+    assert.deepEqual(
+      ledger.map((r) => [r.kind, r.amount, r.balance_after]),
+      [
+        ['grant', 25, 25],
+        ['link_spend', -10, 15],
+      ],
+    );
     assert.equal(ledger[1]!.reference, res.body.id);
   });
 
@@ -122,7 +136,11 @@ eachDatabase('extra links paid with purchased credits', (kind) => {
     await h.cli('credits grant', { account: accountId, credits: '40' });
     await h.cli('credits grant', { account: accountId, credits: '3' });
     await Promise.all([1, 2, 3].map((i) => h.createLink({ target: `https://example.org/${i}`, maxCredits: 10 }, { key })));
-    const sum = await h.database.db.selectFrom('credit_ledger').select((eb) => eb.fn.sum<number>('amount').as('s')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    const sum = await h.database.db
+      .selectFrom('credit_ledger')
+      .select((eb) => eb.fn.sum<number>('amount').as('s'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
     assert.equal(Number(sum.s), (await balance(accountId)).purchased_balance);
     assert.equal(Number(sum.s), 13);
   });

@@ -85,7 +85,10 @@ eachDatabase('recording-capacity packs and reservations', (kind) => {
     h.clock.advance(1);
     const b = (await buy(key)).body.id;
     const listed = await h.cli('packs list', { account: accountId });
-    assert.deepEqual(listed.packs.map((p: { id: string }) => p.id), [a, b]);
+    assert.deepEqual(
+      listed.packs.map((p: { id: string }) => p.id),
+      [a, b],
+    );
     const refunded = await h.cli('packs refund', { id: a });
     assert.deepEqual([refunded.status, refunded.credits, refunded.purchasedBalance], ['refunded', 50, 50]);
     await assert.rejects(h.cli('packs refund', { id: a }), /refunded already|recorded visits/);
@@ -114,7 +117,16 @@ eachDatabase('recording-capacity packs and reservations', (kind) => {
   test('reads report the purchased balance without active reservations', async () => {
     const { key, accountId, keyId } = await h.account();
     await h.cli('credits grant', { account: accountId, credits: '80' });
-    await new KyselyCreditStore(h.database.db).reserve({ accountId, keyId, budget: null, month: '2026-11', amount: 50, purpose: 'pack', now: h.clock.now(), ttlMs: 60_000 });
+    await new KyselyCreditStore(h.database.db).reserve({
+      accountId,
+      keyId,
+      budget: null,
+      month: '2026-11',
+      amount: 50,
+      purpose: 'pack',
+      now: h.clock.now(),
+      ttlMs: 60_000,
+    });
     const usage = await h.request('GET', '/account/usage', { key });
     assert.equal(usage.body.purchasedBalance, 30);
     const quote = await h.request('POST', '/quotes', { key, body: { action: 'tracking.purchase' } });

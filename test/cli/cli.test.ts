@@ -9,9 +9,6 @@ import { Harness } from '../helpers/harness.js';
 import { runCli as shortlinks, type CliResult } from '../helpers/processes.js';
 import { verifyPassword } from '../../src/accounts/passwords.js';
 
-
-
-
 /** Success: exit 0, exactly one line on stdout holding one JSON object, nothing on stderr. */
 function succeeded(result: CliResult): any {
   assert.equal(result.code, 0, result.stderr);
@@ -154,7 +151,8 @@ describe('admin CLI details (sqlite)', () => {
     const dir = path.dirname(database.url.slice('sqlite:'.length));
     // Read the files from another process: opening and closing the database file in this one would drop
     // the POSIX locks of this process's open SQLite connection (a documented SQLite hazard).
-    const scan = `const fs=require('fs'),p=require('path');const d=process.argv[1],s=process.argv[2];` +
+    const scan =
+      `const fs=require('fs'),p=require('path');const d=process.argv[1],s=process.argv[2];` +
       `console.log(JSON.stringify(fs.readdirSync(d).filter((f)=>fs.readFileSync(p.join(d,f)).includes(s))))`;
     const { stdout } = await promisify(execFile)(process.execPath, ['-e', scan, dir, key.key.slice('shl_live_'.length)]);
     assert.deepEqual(JSON.parse(stdout), [], 'files holding the key');
@@ -165,7 +163,8 @@ describe('admin CLI details (sqlite)', () => {
     const password = `clear-${crypto.randomUUID()}`;
     succeeded(await shortlinks(database.url, 'accounts', 'create', '--email', email(), '--password', password));
     const dir = path.dirname(database.url.slice('sqlite:'.length));
-    const scan = `const fs=require('fs'),p=require('path');const d=process.argv[1],s=process.argv[2];` +
+    const scan =
+      `const fs=require('fs'),p=require('path');const d=process.argv[1],s=process.argv[2];` +
       `console.log(JSON.stringify(fs.readdirSync(d).filter((f)=>fs.readFileSync(p.join(d,f)).includes(s))))`;
     const { stdout } = await promisify(execFile)(process.execPath, ['-e', scan, dir, password]);
     assert.deepEqual(JSON.parse(stdout), [], 'files holding the password');

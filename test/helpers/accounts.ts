@@ -24,7 +24,10 @@ export interface ReceivedMail {
 
 /** Quoted-printable as nodemailer writes long lines: soft breaks and =XX escapes. */
 const fromQuotedPrintable = (text: string): string =>
-  Buffer.from(text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+  Buffer.from(
+    text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 
 function parseMail(file: string): ReceivedMail {
   const raw = fs.readFileSync(file, 'utf8');
@@ -83,7 +86,12 @@ export function websiteRequest(h: Harness, method: string, route: string, token:
 }
 
 /** Signs up through the API, follows the link of the verification mail, and returns the session token. */
-export async function signUpVerified(h: Harness, dir: string, email = freshEmail(), password = STRONG_PASSWORD): Promise<{ email: string; token: string; accountId: string }> {
+export async function signUpVerified(
+  h: Harness,
+  dir: string,
+  email = freshEmail(),
+  password = STRONG_PASSWORD,
+): Promise<{ email: string; token: string; accountId: string }> {
   const origin = { origin: new URL(h.config.publicUrl).origin };
   const signup = await h.request('POST', '/auth/signup', { body: { email, password }, headers: origin });
   if (signup.status !== 202) throw new Error(`sign-up answered ${signup.status} ${signup.text}`);

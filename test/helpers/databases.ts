@@ -67,7 +67,14 @@ export interface TestDatabase extends Database {
 export async function freshDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   const { url, drop } = await freshDatabaseUrl(kind);
   const database = await openDatabase(url);
-  return { ...database, url, drop: async () => { await database.close(); await drop(); } };
+  return {
+    ...database,
+    url,
+    drop: async () => {
+      await database.close();
+      await drop();
+    },
+  };
 }
 
 /** Runs a suite once per database: SQLite always, PostgreSQL when reachable (always in CI). */

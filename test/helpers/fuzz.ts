@@ -46,8 +46,23 @@ const hostileText = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.constantFrom(
-    '', ' ', '\u0000', '\ud800', '\u202e', '𝕏'.repeat(60), 'é'.repeat(3000), 'javascript:alert(1)', 'http://sho.rt/s/abc',
-    'https://example.org/', 'https://example.org/?q=%00', '../../etc/passwd', '%', '%zz', "' or 1=1 --", '${7*7}', '<script>',
+    '',
+    ' ',
+    '\u0000',
+    '\ud800',
+    '\u202e',
+    '𝕏'.repeat(60),
+    'é'.repeat(3000),
+    'javascript:alert(1)',
+    'http://sho.rt/s/abc',
+    'https://example.org/',
+    'https://example.org/?q=%00',
+    '../../etc/passwd',
+    '%',
+    '%zz',
+    "' or 1=1 --",
+    '${7*7}',
+    '<script>',
     ...POLLUTING_KEYS,
   ),
   fc.constant('y'.repeat(70_000)),
@@ -71,8 +86,7 @@ function validFor(schema: Schema): fc.Arbitrary<unknown> {
 }
 
 /** A value that is sometimes valid for the schema (so requests get past validation), often not. */
-const valueFor = (schema: Schema): fc.Arbitrary<unknown> =>
-  fc.oneof({ arbitrary: validFor(schema), weight: 2 }, { arbitrary: hostileValue, weight: 1 });
+const valueFor = (schema: Schema): fc.Arbitrary<unknown> => fc.oneof({ arbitrary: validFor(schema), weight: 2 }, { arbitrary: hostileValue, weight: 1 });
 
 /** An object of valid values, required fields always present, so requests reach the domain rules. */
 function validObject(schema: Schema | undefined): fc.Arbitrary<Array<[string, unknown]>> {
@@ -163,7 +177,16 @@ function headersFor(secrets: Secrets): fc.Arbitrary<Record<string, string>> {
       'idempotency-key': optional(fc.oneof({ arbitrary: uuid, weight: 4 }, fc.constant('6f1e9f0e-1c4b-4a52-9a87-1f0c0ef1d6a1'), headerValue)),
       'content-type': fc.oneof(
         { arbitrary: fc.constant('application/json'), weight: 6 },
-        fc.constantFrom(undefined, 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', ''),
+        fc.constantFrom(
+          undefined,
+          'application/json; charset=utf-8',
+          'APPLICATION/JSON',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/json; charset=latin1',
+          '',
+        ),
       ),
       'x-forwarded-for': optional(fc.oneof(fc.ipV4(), fc.ipV6(), headerValue)),
       extra: fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), headerValue, { maxKeys: 3 }),

@@ -57,7 +57,10 @@ test('the decision of a refused request names when the next one is allowed', () 
 });
 
 test('whatever the keys, times and limit, the table answers as one unbounded map of TATs would', () => {
-  const step = fc.record({ key: fc.constantFrom('a', 'b', 'c'), advanceMs: fc.oneof(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 3 * WINDOW_MS })) });
+  const step = fc.record({
+    key: fc.constantFrom('a', 'b', 'c'),
+    advanceMs: fc.oneof(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 3 * WINDOW_MS })),
+  });
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 40 }), fc.array(step, { maxLength: 150 }), (limit, steps) => {
       const table = new GcraTable();

@@ -44,7 +44,7 @@ eachDatabase('API rate limits', (kind) => {
     await h.cli('accounts create', { email, password: STRONG_PASSWORD });
     const { session } = await signIn(h, email, STRONG_PASSWORD);
     assert.ok(session, 'signed in');
-    const page = () => websiteRequest(h, 'GET', '/links', session!, undefined, { 'x-forwarded-for': ip });
+    const page = () => websiteRequest(h, 'GET', '/links', session, undefined, { 'x-forwarded-for': ip });
     for (let i = 0; i < 50; i++) assert.equal((await page()).status, 200, `website request ${i + 1}`);
     const refused = await page();
     assert.deepEqual([refused.status, refused.body], [429, { error: 'rate_limited' }]);
@@ -156,7 +156,8 @@ eachDatabase('API rate limits', (kind) => {
     const link = await h.createLink({ target: 'https://example.org/mapped' }, { key, ...from(freshNetwork()) });
     const ip = freshNetwork();
     // The same client seen both ways (the guard keeps each address's network once it has worked it out).
-    for (let i = 0; i < 50; i++) assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(i % 3 ? `::ffff:${ip}` : ip))).status, 302, `visit ${i + 1}`);
+    for (let i = 0; i < 50; i++)
+      assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(i % 3 ? `::ffff:${ip}` : ip))).status, 302, `visit ${i + 1}`);
     assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(`::ffff:${ip}`))).status, 429);
     assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(ip))).status, 429);
     assert.equal((await h.request('GET', `/s/${link.body.slug}`, from(`::ffff:${freshNetwork()}`))).status, 302);

@@ -51,7 +51,11 @@ eachDatabase('the redirect fast path and its Fastify fallback', (kind) => {
       const plain = await h.request(method, `/q/${link.slug}`);
       const viaRouter = await h.request(method, `/q/${encoded(link.slug)}`);
       assert.deepEqual([viaRouter.status, viaRouter.headers.get('location')], [302, 'https://example.org/landing'], method);
-      assert.deepEqual([...viaRouter.headers].filter(([name]) => name !== 'date'), [...plain.headers].filter(([name]) => name !== 'date'), method);
+      assert.deepEqual(
+        [...viaRouter.headers].filter(([name]) => name !== 'date'),
+        [...plain.headers].filter(([name]) => name !== 'date'),
+        method,
+      );
     }
   });
 

@@ -4,7 +4,22 @@ import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
 
-const LINK_FIELDS = ['created_at', 'environment', 'id', 'qrUrl', 'shortUrl', 'slug', 'status', 'tags', 'target', 'title', 'trial', 'updated_at', 'version', 'visits'];
+const LINK_FIELDS = [
+  'created_at',
+  'environment',
+  'id',
+  'qrUrl',
+  'shortUrl',
+  'slug',
+  'status',
+  'tags',
+  'target',
+  'title',
+  'trial',
+  'updated_at',
+  'version',
+  'visits',
+];
 
 eachDatabase('links API', (kind) => {
   let h: Harness;

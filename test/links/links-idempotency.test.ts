@@ -13,7 +13,15 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
   after(async () => h.close());
 
   const linkCount = async (accountId: string) =>
-    Number((await h.database.db.selectFrom('links').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await h.database.db
+          .selectFrom('links')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('account_id', '=', accountId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test('a replay with the same payload returns the first result and creates nothing', async () => {
     const { key, accountId } = await h.account();
@@ -70,12 +78,13 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
   test('many parallel requests with one key create exactly one link', async () => {
     const { key, accountId } = await h.account();
     const idem = crypto.randomUUID();
-    const results = await Promise.all(
-      Array.from({ length: 30 }, () => h.createLink({ target: 'https://example.org/p' }, { key, idempotencyKey: idem })),
-    );
+    const results = await Promise.all(Array.from({ length: 30 }, () => h.createLink({ target: 'https://example.org/p' }, { key, idempotencyKey: idem })));
     const ok = results.filter((r) => r.status === 200);
     assert.ok(ok.length >= 1);
-    assert.ok(results.every((r) => r.status === 200 || (r.status === 409 && r.body.error === 'request_conflict')), JSON.stringify(results.map((r) => r.status)));
+    assert.ok(
+      results.every((r) => r.status === 200 || (r.status === 409 && r.body.error === 'request_conflict')),
+      JSON.stringify(results.map((r) => r.status)),
+    );
     assert.equal(new Set(ok.map((r) => r.body.id)).size, 1);
     assert.equal(await linkCount(accountId), 1);
     const after = await h.createLink({ target: 'https://example.org/p' }, { key, idempotencyKey: idem });
@@ -97,7 +106,11 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
     await h.createLink({ target: 'https://example.org/o', alias }, { key: other.key });
     const conflict = await h.createLink({ target: 'https://example.org/o', alias }, { key, idempotencyKey: idem });
     assert.equal(conflict.status, 409);
-    await h.database.db.updateTable('links').set({ slug: `${alias}-moved` }).where('slug', '=', alias).execute();
+    await h.database.db
+      .updateTable('links')
+      .set({ slug: `${alias}-moved` })
+      .where('slug', '=', alias)
+      .execute();
     const retry = await h.createLink({ target: 'https://example.org/o', alias }, { key, idempotencyKey: idem });
     assert.equal(retry.status, 200);
     assert.equal(await linkCount(accountId), 1);
@@ -153,7 +166,8 @@ eachDatabase('Idempotency-Key is a UUID, read in any case', (kind) => {
     const { key, accountId } = await h.account();
     await h.cli('credits grant', { account: accountId, credits: '100' });
     const idem = crypto.randomUUID();
-    const buy = (idempotencyKey: string) => h.request('POST', '/links/capacity', { key, body: { maxCredits: 50 }, headers: { 'idempotency-key': idempotencyKey } });
+    const buy = (idempotencyKey: string) =>
+      h.request('POST', '/links/capacity', { key, body: { maxCredits: 50 }, headers: { 'idempotency-key': idempotencyKey } });
     const first = await buy(idem);
     assert.equal(first.status, 200, first.text);
     const retry = await buy(idem.toUpperCase());

@@ -22,11 +22,17 @@ eachDatabase('listing and searching links', (kind) => {
     assert.deepEqual(Object.keys(first.body).sort(), ['hasMore', 'links']);
     assert.equal(first.body.links.length, 50);
     assert.equal(first.body.hasMore, true);
-    assert.deepEqual(first.body.links.map((l: { id: string }) => l.id), ids.slice().reverse().slice(0, 50));
+    assert.deepEqual(
+      first.body.links.map((l: { id: string }) => l.id),
+      ids.slice().reverse().slice(0, 50),
+    );
     const second = await h.request('GET', '/links?offset=50', { key });
     assert.equal(second.body.links.length, 5);
     assert.equal(second.body.hasMore, false);
-    assert.deepEqual(second.body.links.map((l: { id: string }) => l.id), ids.slice(0, 5).reverse());
+    assert.deepEqual(
+      second.body.links.map((l: { id: string }) => l.id),
+      ids.slice(0, 5).reverse(),
+    );
     const beyond = await h.request('GET', '/links?offset=100000', { key });
     assert.deepEqual(beyond.body, { links: [], hasMore: false });
   });
@@ -46,7 +52,10 @@ eachDatabase('listing and searching links', (kind) => {
     const list = await h.request('GET', '/links', { key: b.key });
     assert.deepEqual(list.body, { links: [], hasMore: false });
     const own = await h.request('GET', '/links', { key: a.key });
-    assert.deepEqual(own.body.links.map((l: { target: string }) => l.target), ['https://example.org/a']);
+    assert.deepEqual(
+      own.body.links.map((l: { target: string }) => l.target),
+      ['https://example.org/a'],
+    );
   });
 
   test('search matches slug, target, title and tags case-insensitively', async () => {
@@ -66,7 +75,10 @@ eachDatabase('listing and searching links', (kind) => {
     const { key } = await h.account();
     const eclair = await h.createLink({ target: 'https://example.org/e', title: 'Éclair Über' }, { key });
     const res = await h.request('GET', `/links?search=${encodeURIComponent('Éclair Ü')}`, { key });
-    assert.deepEqual(res.body.links.map((l: { id: string }) => l.id), [eclair.body.id]);
+    assert.deepEqual(
+      res.body.links.map((l: { id: string }) => l.id),
+      [eclair.body.id],
+    );
   });
 
   test('% and _ in a search are literal characters', async () => {
@@ -74,7 +86,10 @@ eachDatabase('listing and searching links', (kind) => {
     const pct = await h.createLink({ target: 'https://example.org/x', title: '100% off' }, { key });
     await h.createLink({ target: 'https://example.org/y', title: '100 off' }, { key });
     const res = await h.request('GET', `/links?search=${encodeURIComponent('0%')}`, { key });
-    assert.deepEqual(res.body.links.map((l: { id: string }) => l.id), [pct.body.id]);
+    assert.deepEqual(
+      res.body.links.map((l: { id: string }) => l.id),
+      [pct.body.id],
+    );
     const under = await h.request('GET', `/links?search=${encodeURIComponent('0_o')}`, { key });
     assert.deepEqual(under.body.links, []);
   });

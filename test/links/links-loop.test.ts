@@ -10,11 +10,30 @@ eachDatabase('targets that would loop back to the service', (kind) => {
   before(async () => {
     h = await Harness.start(kind, { PUBLIC_HOSTNAMES: 'go.example.com, *.links.example.net' });
     const port = new URL(h.baseUrl).port;
-    const own = Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)).map((a) => (a.includes(':') ? `[${a.replace(/%.*$/, '')}]` : a));
+    const own = Object.values(os.networkInterfaces())
+      .flatMap((list) => (list ?? []).map((i) => i.address))
+      .map((a) => (a.includes(':') ? `[${a.replace(/%.*$/, '')}]` : a));
     const hosts = [
-      'localhost', 'LocalHost.', 'api.localhost', '127.0.0.1', '127.0.0.2', '0x7f.1', '2130706433', '0177.0.0.1', '127.1',
-      '0.0.0.0', '[::1]', '[::]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '169.254.169.254', os.hostname(), ...own,
-      'sho.rt', 'go.example.com', 'tenant.links.example.net',
+      'localhost',
+      'LocalHost.',
+      'api.localhost',
+      '127.0.0.1',
+      '127.0.0.2',
+      '0x7f.1',
+      '2130706433',
+      '0177.0.0.1',
+      '127.1',
+      '0.0.0.0',
+      '[::1]',
+      '[::]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '169.254.169.254',
+      os.hostname(),
+      ...own,
+      'sho.rt',
+      'go.example.com',
+      'tenant.links.example.net',
     ];
     looping = hosts.flatMap((host) => [`http://${host}:${port}/s/abc`, `http://${host}/q/abc`, `https://${host}:${port}//%73/abc`]);
   });

@@ -7,7 +7,6 @@ import { runCli as shortlinks } from '../helpers/processes.js';
 
 const CACHE_TTL_MS = 150;
 
-
 eachDatabase('operator abuse controls', (kind) => {
   let h: Harness;
   let key: string;
@@ -43,7 +42,10 @@ eachDatabase('operator abuse controls', (kind) => {
     const link = await newLink();
     await h.cli('links suspend', { id: link.id });
     const current = (await h.request('GET', `/links/${link.id}`, { key })).body;
-    for (const body of [{ version: current.version, status: 'active' }, { version: current.version, title: 'x' }]) {
+    for (const body of [
+      { version: current.version, status: 'active' },
+      { version: current.version, title: 'x' },
+    ]) {
       const res = await h.request('PATCH', `/links/${link.id}`, { key, body });
       assert.deepEqual([res.status, res.body], [409, { error: 'request_conflict' }]);
     }

@@ -82,7 +82,11 @@ eachDatabase('the redirect cache', (kind) => {
     await resolver.resolve(late.slug);
     // Changed behind the feed's back (no link_changes row): only the safety net can see it.
     for (const link of [early, late]) {
-      await h.database.db.updateTable('links').set({ target: link.target.replace('before', 'after') }).where('id', '=', link.id).execute();
+      await h.database.db
+        .updateTable('links')
+        .set({ target: link.target.replace('before', 'after') })
+        .where('id', '=', link.id)
+        .execute();
     }
     h.clock.advance(9 * 60_000);
     assert.deepEqual([await target(early.slug), await target(late.slug)], ['https://example.org/early-before', 'https://example.org/late-before']);

@@ -19,17 +19,64 @@ function refused(target: string): boolean {
 
 const LOOPING_HOSTS = [
   // Loopback, unspecified and link-local addresses in every spelling WHATWG URL reads as one.
-  'localhost', 'LOCALHOST', 'localhost.', 'localhost..', 'app.localhost', 'a.b.LocalHost.',
-  '127.0.0.1', '127.0.0.2', '127.255.255.254', '127.1', '127.0.1', '0x7f.1', '0x7F000001', '0177.0.0.1', '0177.1',
-  '2130706433', '127.0.0.1.', '０x7f.1', '１２７.０.０.１', '0.0.0.0', '0', '0x0', '0.1.2.3', '169.254.169.254',
-  '[::1]', '[0:0:0:0:0:0:0:1]', '[::]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::ffff:0.0.0.0]', '[::127.0.0.1]',
-  '[fe80::1]', '[64:ff9b::7f00:1]',
+  'localhost',
+  'LOCALHOST',
+  'localhost.',
+  'localhost..',
+  'app.localhost',
+  'a.b.LocalHost.',
+  '127.0.0.1',
+  '127.0.0.2',
+  '127.255.255.254',
+  '127.1',
+  '127.0.1',
+  '0x7f.1',
+  '0x7F000001',
+  '0177.0.0.1',
+  '0177.1',
+  '2130706433',
+  '127.0.0.1.',
+  '０x7f.1',
+  '１２７.０.０.１',
+  '0.0.0.0',
+  '0',
+  '0x0',
+  '0.1.2.3',
+  '169.254.169.254',
+  '[::1]',
+  '[0:0:0:0:0:0:0:1]',
+  '[::]',
+  '[::ffff:127.0.0.1]',
+  '[::ffff:7f00:1]',
+  '[::ffff:0.0.0.0]',
+  '[::127.0.0.1]',
+  '[fe80::1]',
+  '[64:ff9b::7f00:1]',
   // Private and public addresses: a neighbour may be another instance, a public one may be ours behind NAT.
-  '10.0.0.5', '192.168.1.20', '172.16.0.1', '100.64.0.1', '[fd00::1]', '203.0.113.9', '8.8.8.8', '[2001:db8::1]',
+  '10.0.0.5',
+  '192.168.1.20',
+  '172.16.0.1',
+  '100.64.0.1',
+  '[fd00::1]',
+  '203.0.113.9',
+  '8.8.8.8',
+  '[2001:db8::1]',
   // Names that resolve only locally or that this service answers to.
-  'shortlinks', 'app', 'printer.local', 'box.localdomain', 'db.internal', 'nas.home.arpa',
-  'sho.rt', 'SHO.RT', 'sho.rt.', 'go.example.com', 'GO.Example.Com.', 'a.links.example.net', 'x.y.links.example.net',
-  'web-7.dc1.example.org', 'web-7',
+  'shortlinks',
+  'app',
+  'printer.local',
+  'box.localdomain',
+  'db.internal',
+  'nas.home.arpa',
+  'sho.rt',
+  'SHO.RT',
+  'sho.rt.',
+  'go.example.com',
+  'GO.Example.Com.',
+  'a.links.example.net',
+  'x.y.links.example.net',
+  'web-7.dc1.example.org',
+  'web-7',
 ];
 
 test('a redirect path on any loopback, unspecified, private or other address literal is refused, whatever its spelling', () => {
@@ -45,9 +92,28 @@ test('a redirect path on any loopback, unspecified, private or other address lit
 
 test('redirect paths are recognised as a router or a proxy in front of it would read them', () => {
   const spellings = [
-    '/s/abc', '/q/abc', '/S/abc', '/Q/abc', '/s', '/s/', '//s/abc', '///q//abc', '/%73/abc', '/%53/abc', '/%2fs/abc',
-    '/%2Fq/abc', '/%2573/abc', '/%252573/abc', '/s%2fabc', '/x/../s/abc', '/x/%2e%2e/s/abc', '/x/..%2fq/abc', '/./s/abc',
-    '/%5cs/abc', '/%5Cq%5Cabc', '/s/a%zzb',
+    '/s/abc',
+    '/q/abc',
+    '/S/abc',
+    '/Q/abc',
+    '/s',
+    '/s/',
+    '//s/abc',
+    '///q//abc',
+    '/%73/abc',
+    '/%53/abc',
+    '/%2fs/abc',
+    '/%2Fq/abc',
+    '/%2573/abc',
+    '/%252573/abc',
+    '/s%2fabc',
+    '/x/../s/abc',
+    '/x/%2e%2e/s/abc',
+    '/x/..%2fq/abc',
+    '/./s/abc',
+    '/%5cs/abc',
+    '/%5Cq%5Cabc',
+    '/s/a%zzb',
   ];
   for (const path of spellings) {
     assert.ok(isRedirectPath(new URL(`http://x${path}`).pathname), path);
@@ -60,7 +126,13 @@ test('redirect paths are recognised as a router or a proxy in front of it would 
 
 test('any mix of encodings, cases and extra slashes of /s/ and /q/ is a redirect path', () => {
   const char = (c: string) =>
-    fc.constantFrom(c, c.toUpperCase(), `%${c.charCodeAt(0).toString(16)}`, `%${c.charCodeAt(0).toString(16).toUpperCase()}`, `%25${c.charCodeAt(0).toString(16)}`);
+    fc.constantFrom(
+      c,
+      c.toUpperCase(),
+      `%${c.charCodeAt(0).toString(16)}`,
+      `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      `%25${c.charCodeAt(0).toString(16)}`,
+    );
   const slash = fc.constantFrom('/', '//', '%2f', '%2F', '/./', '%5c', '%252f');
   fc.assert(
     fc.property(slash, fc.constantFrom('s', 'q').chain(char), slash, fc.stringMatching(/^[A-Za-z0-9]{0,10}$/), (a, letter, b, slug) => {
@@ -72,10 +144,21 @@ test('any mix of encodings, cases and extra slashes of /s/ and /q/ is a redirect
 
 test('other paths, and redirect paths on public host names that are not ours, are accepted', () => {
   for (const target of [
-    'https://example.org/s/abc', 'https://other-shortener.example/q/abc', 'https://sho.rt.example.org/s/abc',
-    'https://notsho.rt/s/abc', 'https://links.example.net.evil.example/s/abc', 'https://example.com/go.example.com/s/abc',
-    'http://localhost/about', 'http://127.0.0.1:3000/', 'https://sho.rt/about', 'https://sho.rt/sx/abc', 'https://sho.rt/docs/s/x',
-    'http://[::1]/quote', 'https://example.org/%zz', 'https://example.org/100%', 'https://example.org/x/../../y',
+    'https://example.org/s/abc',
+    'https://other-shortener.example/q/abc',
+    'https://sho.rt.example.org/s/abc',
+    'https://notsho.rt/s/abc',
+    'https://links.example.net.evil.example/s/abc',
+    'https://example.com/go.example.com/s/abc',
+    'http://localhost/about',
+    'http://127.0.0.1:3000/',
+    'https://sho.rt/about',
+    'https://sho.rt/sx/abc',
+    'https://sho.rt/docs/s/x',
+    'http://[::1]/quote',
+    'https://example.org/%zz',
+    'https://example.org/100%',
+    'https://example.org/x/../../y',
   ]) {
     assert.equal(refused(target), false, target);
     assert.equal(checkTarget(target, hosts), target);

@@ -5,7 +5,22 @@ import { eachDatabase } from '../helpers/databases.js';
 import { Harness, type ApiResponse } from '../helpers/harness.js';
 
 const DAY = 86_400_000;
-const LINK_FIELDS = ['created_at', 'environment', 'expiresAt', 'id', 'qrUrl', 'shortUrl', 'slug', 'status', 'tags', 'target', 'title', 'trial', 'updated_at', 'version'];
+const LINK_FIELDS = [
+  'created_at',
+  'environment',
+  'expiresAt',
+  'id',
+  'qrUrl',
+  'shortUrl',
+  'slug',
+  'status',
+  'tags',
+  'target',
+  'title',
+  'trial',
+  'updated_at',
+  'version',
+];
 const nextMidnight = (ms: number) => Math.floor(ms / DAY) * DAY + DAY;
 
 /** A fresh client network per call, so tests never share an allowance by accident. */
@@ -54,7 +69,12 @@ eachDatabase('no-key trial', (kind) => {
     assert.equal(typeof trialToken, 'string');
     assert.ok(trialToken.length >= 32, 'the token is long enough to be unguessable');
     // visits is optional in the Link (API.md part 2): allowed, and zero for a new link.
-    assert.deepEqual(Object.keys(link).filter((k) => k !== 'visits').sort(), LINK_FIELDS);
+    assert.deepEqual(
+      Object.keys(link)
+        .filter((k) => k !== 'visits')
+        .sort(),
+      LINK_FIELDS,
+    );
     assert.ok(link.visits === undefined || link.visits === 0);
     assert.equal(link.trial, true);
     assert.equal(link.status, 'active');

@@ -10,7 +10,15 @@ const { prices, trial, links, stats, qr } = API_LIMITS;
 test('the module holds the figures of API.md part 8', () => {
   assert.deepEqual(prices, { extraLinkCredits: 10, packCredits: 50, packVisits: 10_000 });
   assert.deepEqual(trial, { linksPerNetworkPerDay: 3, lifetimeDays: 7 });
-  assert.deepEqual(links, { pageSize: 50, maxOffset: 100_000, searchMaxLength: 100, targetMaxLength: 2048, aliasMaxLength: 40, titleMaxLength: 100, tagsMaxLength: 160 });
+  assert.deepEqual(links, {
+    pageSize: 50,
+    maxOffset: 100_000,
+    searchMaxLength: 100,
+    targetMaxLength: 2048,
+    aliasMaxLength: 40,
+    titleMaxLength: 100,
+    tagsMaxLength: 160,
+  });
   assert.deepEqual(stats, { minDays: 1, maxDays: 90, defaultDays: 30, topReferrers: 50 });
   assert.deepEqual(qr, { minSize: 256, maxSize: 2048, defaultSize: 768, logoMaxLength: 700_000, logoMaxSide: 512, minContrast: 4.5 });
 });
@@ -102,6 +110,9 @@ describe('the OpenAPI document states the bounds of the limits module', () => {
     const summary: string = doc.operation('/links/capacity', 'post').summary;
     assert.ok(summary.includes(formatCount(prices.packVisits)) && summary.includes(`${prices.packCredits} purchased credits`), summary);
     const allowance = doc.response('/trial', 'get');
-    assert.deepEqual([constant(allowance.dailyLinks), constant(allowance.expiresAfterDays), allowance.remaining.maximum], [trial.linksPerNetworkPerDay, trial.lifetimeDays, trial.linksPerNetworkPerDay]);
+    assert.deepEqual(
+      [constant(allowance.dailyLinks), constant(allowance.expiresAfterDays), allowance.remaining.maximum],
+      [trial.linksPerNetworkPerDay, trial.lifetimeDays, trial.linksPerNetworkPerDay],
+    );
   });
 });

@@ -26,11 +26,7 @@ eachDatabase('credentials are judged before the input', (kind) => {
     expect(await h.request('POST', '/quotes', { body: { action: 'x' } }), 401, 'api_key_invalid');
     expect(await h.request('GET', '/links?offset=-5'), 401, 'api_key_invalid');
     expect(await h.request('GET', '/account/usage'), 401, 'api_key_invalid');
-    expect(
-      await h.request('PATCH', `/links/${linkId}`, { rawBody: '{bad', headers: { 'content-type': 'application/json' } }),
-      401,
-      'api_key_invalid',
-    );
+    expect(await h.request('PATCH', `/links/${linkId}`, { rawBody: '{bad', headers: { 'content-type': 'application/json' } }), 401, 'api_key_invalid');
   });
 
   test('an unknown key with a malformed body is 401, not 400', async () => {

@@ -91,4 +91,3 @@ describe('authentication with a plugged-in credential kind', () => {
     await bare.close();
   });
 });
-

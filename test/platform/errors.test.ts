@@ -64,11 +64,17 @@ describe('malformed requests (sqlite)', () => {
   after(async () => h.close());
 
   const post = (contentType: string | undefined, body?: string | Buffer, path = '/api/v1/links', method = 'POST') =>
-    raw(h.baseUrl, method, path, {
-      authorization: `Bearer ${key}`,
-      'idempotency-key': crypto.randomUUID(),
-      ...(contentType ? { 'content-type': contentType } : {}),
-    }, body);
+    raw(
+      h.baseUrl,
+      method,
+      path,
+      {
+        authorization: `Bearer ${key}`,
+        'idempotency-key': crypto.randomUUID(),
+        ...(contentType ? { 'content-type': contentType } : {}),
+      },
+      body,
+    );
 
   test('malformed JSON is 400 invalid_request', async () => {
     for (const body of ['{', '{"target": "https://example.org/",}', "{'target': 'x'}", 'nul', '{"target": "https://example.org/"}}', '\u0000']) {
@@ -85,7 +91,14 @@ describe('malformed requests (sqlite)', () => {
 
   test('a wrong or missing content type is 400 invalid_request, even with a valid JSON body', async () => {
     const json = JSON.stringify(LINK);
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/vnd.api+json', undefined]) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'application/vnd.api+json',
+      undefined,
+    ]) {
       assertError(await post(type, json), 400, 'invalid_request', String(type));
     }
     assertError(await post('application/x-www-form-urlencoded', 'target=https%3A%2F%2Fexample.org%2F'), 400, 'invalid_request', 'form body');
@@ -115,7 +128,12 @@ describe('malformed requests (sqlite)', () => {
       '{"__proto__":{"polluted":"yes"},"target":"https://example.org/"}',
     ];
     for (const body of bodies) assertError(await post('application/json', body), 400, 'invalid_request', body);
-    assertError(await post('application/json', '{"version":1,"__proto__":{"polluted":"yes"}}', `/api/v1/links/${linkId}`, 'PATCH'), 400, 'invalid_request', 'PATCH');
+    assertError(
+      await post('application/json', '{"version":1,"__proto__":{"polluted":"yes"}}', `/api/v1/links/${linkId}`, 'PATCH'),
+      400,
+      'invalid_request',
+      'PATCH',
+    );
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false);
     const read = await h.request('GET', `/links/${linkId}`, { key });
@@ -179,7 +197,11 @@ describe('malformed requests (sqlite)', () => {
   });
 
   test('HTTP that cannot be parsed is answered 400 with the error body', async () => {
-    for (const bytes of ['GARBAGE\r\n\r\n', 'GET /api/v1/trial HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', `GET /api/v1/trial HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]) {
+    for (const bytes of [
+      'GARBAGE\r\n\r\n',
+      'GET /api/v1/trial HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+      `GET /api/v1/trial HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ]) {
       const text = await rawSocket(h.baseUrl, bytes);
       assert.match(text, /^HTTP\/1\.1 400 /, bytes.slice(0, 30));
       assert.match(text, /content-type: application\/json/i);
@@ -219,7 +241,10 @@ eachDatabase('credentials and scopes', (kind) => {
       `Bearer ${full.slice(0, 9)}${full.slice(9).toUpperCase() === full.slice(9) ? full.slice(9).toLowerCase() : full.slice(9).toUpperCase()}`,
     ];
     for (const authorization of variants) {
-      for (const [method, path] of [['GET', '/api/v1/links'], ['GET', `/api/v1/links/${linkId}`]] as const) {
+      for (const [method, path] of [
+        ['GET', '/api/v1/links'],
+        ['GET', `/api/v1/links/${linkId}`],
+      ] as const) {
         assertError(await raw(h.baseUrl, method, path, { authorization }), 401, 'api_key_invalid', JSON.stringify(authorization.slice(0, 20)));
       }
     }
@@ -239,7 +264,13 @@ eachDatabase('credentials and scopes', (kind) => {
   });
 
   test('credentials are judged before the body: an invalid key with a malformed body is 401', async () => {
-    const res = await raw(h.baseUrl, 'POST', '/api/v1/links', { authorization: 'Bearer nope', 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, '{"target":1}');
+    const res = await raw(
+      h.baseUrl,
+      'POST',
+      '/api/v1/links',
+      { authorization: 'Bearer nope', 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      '{"target":1}',
+    );
     assertError(res, 401, 'api_key_invalid', 'invalid key, invalid body');
   });
 
@@ -277,7 +308,13 @@ eachDatabase('text the databases cannot both hold', (kind) => {
   after(async () => h.close());
 
   const json = (method: string, path: string, body: unknown, auth = true) =>
-    raw(h.baseUrl, method, path, { ...(auth ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, JSON.stringify(body));
+    raw(
+      h.baseUrl,
+      method,
+      path,
+      { ...(auth ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      JSON.stringify(body),
+    );
 
   test('a NUL character in title, tags, target or search is 400 invalid_request on both databases, never a storage error', async () => {
     for (const body of [

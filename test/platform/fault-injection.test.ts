@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freshDatabaseUrl, postgresSkip } from '../helpers/databases.js';
-import { alive, fillDisk, holdSqliteReader, holdSqliteWriteLock, killRedisClients, loadedService, PostgresCutter, smallTmpfs, type LoadedService } from '../helpers/faults.js';
+import {
+  alive,
+  fillDisk,
+  holdSqliteReader,
+  holdSqliteWriteLock,
+  killRedisClients,
+  loadedService,
+  PostgresCutter,
+  smallTmpfs,
+  type LoadedService,
+} from '../helpers/faults.js';
 import { ask, unexpected, until, type LoadKind } from '../helpers/load.js';
 import { redisSkip, TEST_REDIS_URL, uniqueEdge } from '../helpers/redis.js';
 
@@ -92,7 +102,10 @@ describe('a PostgreSQL database cut off under load', { skip: postgresSkip }, () 
       await refusedSince(s, from, 'read');
       await refusedSince(s, from, 'create');
       await until('redirects go on during the outage', () => s.load.since(from, 'redirect').length >= 20);
-      assert.ok(s.load.since(from, 'redirect').every((a) => a.status === 302), 'a cached redirect failed during the outage');
+      assert.ok(
+        s.load.since(from, 'redirect').every((a) => a.status === 302),
+        'a cached redirect failed during the outage',
+      );
     } finally {
       await cutter.reopen();
     }
@@ -124,7 +137,10 @@ describe('a SQLite database locked by another process under load', () => {
       const release = await holdSqliteWriteLock(file);
       try {
         await refusedSince(s, from, 'create');
-        assert.ok(s.load.since(from, 'redirect').every((a) => a.status === 302), 'a cached redirect failed during the lock');
+        assert.ok(
+          s.load.since(from, 'redirect').every((a) => a.status === 302),
+          'a cached redirect failed during the lock',
+        );
       } finally {
         await release();
       }
@@ -148,23 +164,30 @@ describe('a SQLite database whose disk fills up under load', () => {
     if (typeof tmpfs !== 'string') tmpfs.unmount();
   });
 
-  test('writes failing for want of space, twice, get 503 with Retry-After, and succeed again once there is space', { skip: typeof tmpfs === 'string' && tmpfs }, async () => {
-    const { dir } = tmpfs as { dir: string };
-    for (let round = 0; round < 2; round++) {
-      const from = Date.now();
-      const release = holdSqliteReader(path.join(dir, 'test.db'));
-      const free = fillDisk(dir);
-      try {
-        await refusedSince(s, from, 'create');
-        assert.ok(s.load.since(from, 'redirect').every((a) => a.status === 302), 'a cached redirect failed on the full disk');
-      } finally {
-        free();
-        release();
+  test(
+    'writes failing for want of space, twice, get 503 with Retry-After, and succeed again once there is space',
+    { skip: typeof tmpfs === 'string' && tmpfs },
+    async () => {
+      const { dir } = tmpfs as { dir: string };
+      for (let round = 0; round < 2; round++) {
+        const from = Date.now();
+        const release = holdSqliteReader(path.join(dir, 'test.db'));
+        const free = fillDisk(dir);
+        try {
+          await refusedSince(s, from, 'create');
+          assert.ok(
+            s.load.since(from, 'redirect').every((a) => a.status === 302),
+            'a cached redirect failed on the full disk',
+          );
+        } finally {
+          free();
+          release();
+        }
+        await recovered(s);
+        heldUp(s);
       }
-      await recovered(s);
-      heldUp(s);
-    }
-  });
+    },
+  );
 });
 
 describe('Redis cut off under load', { skip: redisSkip }, () => {

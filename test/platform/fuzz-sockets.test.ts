@@ -68,7 +68,7 @@ test('headers larger than the limit get a clean 400 invalid_request and the conn
   assert.match(response, /content-type: application\/json/i);
 });
 
-test('the configured header limit holds on the redirect path too, below node\'s default', async () => {
+test("the configured header limit holds on the redirect path too, below node's default", async () => {
   for (const path of ['/s/abc', '/api/v1/trial']) {
     const { response } = await converse(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(12_000)}\r\n\r\n`);
     assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }], path);
@@ -124,7 +124,10 @@ function stallReading(path: string, count: number): Promise<{ timeoutMs: number;
 
 test('a client that stops reading its answers is cut off after the idle timeout, on a short link and on the API', async () => {
   // Many megabytes of answers in all, more than the socket buffers on both ends hold (about 4 MB).
-  for (const [path, count] of [['/s/nosuchslug', 40_000], ['/api/v1/openapi.json', 400]] as const) {
+  for (const [path, count] of [
+    ['/s/nosuchslug', 40_000],
+    ['/api/v1/openapi.json', 400],
+  ] as const) {
     const fired = await stallReading(path, count);
     assert.ok(fired, `${path}: the stalled socket was still open after 20 s`);
     // The idle timeout, not node's keep-alive timeout (which follows only a finished answer).
@@ -139,7 +142,12 @@ test('a request line too long for the header limit is refused the same way', asy
 });
 
 test('unparseable HTTP gets 400 invalid_request', async () => {
-  for (const garbage of ['HELLO\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'GET /api/v1/trial HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', '\u0000\u0001\u0002\r\n\r\n']) {
+  for (const garbage of [
+    'HELLO\r\n\r\n',
+    'GET / HTTP/9.9\r\n\r\n',
+    'GET /api/v1/trial HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+    '\u0000\u0001\u0002\r\n\r\n',
+  ]) {
     const { response } = await converse(garbage);
     assert.deepEqual([statusOf(response), bodyOf(response)], [400, { error: 'invalid_request' }], JSON.stringify(garbage));
   }
@@ -198,7 +206,10 @@ test('a repeated Host, Authorization, trial token, Idempotency-Key or Content-Ty
     ['GET /api/v1/links', `Host: x\r\nAuthorization: Bearer ${key}\r\nAuthorization: Bearer shl_live_other\r\n`],
     ['GET /api/v1/links', `Host: x\r\nAuthorization: Bearer ${key}\r\nauthorization: Bearer ${key}\r\n`],
     ['GET /api/v1/links/00000000-0000-4000-8000-000000000000', 'Host: x\r\nX-Service-Trial-Token: a\r\nX-Service-Trial-Token: b\r\n'],
-    ['POST /api/v1/links/capacity', `Host: x\r\nAuthorization: Bearer ${key}\r\nIdempotency-Key: ${crypto.randomUUID()}\r\nIdempotency-Key: ${crypto.randomUUID()}\r\n${json}`],
+    [
+      'POST /api/v1/links/capacity',
+      `Host: x\r\nAuthorization: Bearer ${key}\r\nIdempotency-Key: ${crypto.randomUUID()}\r\nIdempotency-Key: ${crypto.randomUUID()}\r\n${json}`,
+    ],
     ['POST /api/v1/quotes', `Host: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: text/plain\r\n${json}`],
   ];
   for (const [line, headers] of cases) {

@@ -42,7 +42,9 @@ eachDatabase('hostile input at every endpoint of the OpenAPI document', (kind) =
     const parts: string[] = [];
     for (const table of tables) {
       const numeric = table.columns.filter((c) => /int|numeric/i.test(c.dataType)).map((c) => sql`coalesce(sum(${sql.ref(c.name)}), 0)`);
-      const row = await sql<Record<string, unknown>>`select count(*) as n ${numeric.length ? sql`, ${sql.join(numeric)}` : sql``} from ${sql.table(table.name)}`.execute(h.database.db);
+      const row = await sql<
+        Record<string, unknown>
+      >`select count(*) as n ${numeric.length ? sql`, ${sql.join(numeric)}` : sql``} from ${sql.table(table.name)}`.execute(h.database.db);
       parts.push(`${table.name}:${Object.values(row.rows[0] ?? {}).join(',')}`);
     }
     return parts.join(' ');
@@ -58,23 +60,32 @@ eachDatabase('hostile input at every endpoint of the OpenAPI document', (kind) =
   });
 
   test('no request gets a 5xx; every 4xx is exactly {"error": value} as JSON; a refused request changes nothing', async () => {
-    const property = fc.asyncProperty(fc.constantFrom(...operations).chain((op) => fc.tuple(fc.constant(op), requestFor(op, secrets))), async ([op, request]) => {
-      const before = await stateOf();
-      const res = await send(request);
-      const seen = `${op.method} ${op.path} ${request.method === op.method ? '' : `(as ${request.method}) `}→ ${res.statusCode}`;
-      outcomes.set(seen, (outcomes.get(seen) ?? 0) + 1);
-      assert.ok(res.statusCode < 500, `${res.statusCode} ${res.body.slice(0, 200)}`);
-      if (res.statusCode >= 400) {
-        assert.match(String(res.headers['content-type']), /^application\/json/);
-        const body = JSON.parse(res.body) as Record<string, unknown>;
-        assert.deepEqual(Object.keys(body), ['error']);
-        assert.equal(ERROR_STATUS[body.error as keyof typeof ERROR_STATUS], res.statusCode, `${String(body.error)} with ${res.statusCode}`);
-        assert.equal(await stateOf(), before, 'a refused request changed stored state');
-      }
-      assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype was polluted');
-    });
+    const property = fc.asyncProperty(
+      fc.constantFrom(...operations).chain((op) => fc.tuple(fc.constant(op), requestFor(op, secrets))),
+      async ([op, request]) => {
+        const before = await stateOf();
+        const res = await send(request);
+        const seen = `${op.method} ${op.path} ${request.method === op.method ? '' : `(as ${request.method}) `}→ ${res.statusCode}`;
+        outcomes.set(seen, (outcomes.get(seen) ?? 0) + 1);
+        assert.ok(res.statusCode < 500, `${res.statusCode} ${res.body.slice(0, 200)}`);
+        if (res.statusCode >= 400) {
+          assert.match(String(res.headers['content-type']), /^application\/json/);
+          const body = JSON.parse(res.body) as Record<string, unknown>;
+          assert.deepEqual(Object.keys(body), ['error']);
+          assert.equal(ERROR_STATUS[body.error as keyof typeof ERROR_STATUS], res.statusCode, `${String(body.error)} with ${res.statusCode}`);
+          assert.equal(await stateOf(), before, 'a refused request changed stored state');
+        }
+        assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype was polluted');
+      },
+    );
     await fc.assert(property, { numRuns: RUNS * operations.length, endOnFailure: true });
     // `FUZZ_STATS=1 npm run fuzz` shows what was reached, so a change that makes everything a 400 shows.
-    if (process.env.FUZZ_STATS) console.log([...outcomes].sort().map(([k, n]) => `${n}\t${k}`).join('\n'));
+    if (process.env.FUZZ_STATS)
+      console.log(
+        [...outcomes]
+          .sort()
+          .map(([k, n]) => `${n}\t${k}`)
+          .join('\n'),
+      );
   });
 });

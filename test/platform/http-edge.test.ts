@@ -49,12 +49,24 @@ eachDatabase('the HTTP edge reads input exactly or refuses it', (kind) => {
   after(async () => h.close());
 
   const json = (method: string, path: string, body: string | Buffer, extra: Record<string, string> = {}) =>
-    raw(h.baseUrl, method, `/api/v1${path}`, { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), ...extra }, body);
+    raw(
+      h.baseUrl,
+      method,
+      `/api/v1${path}`,
+      { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), ...extra },
+      body,
+    );
 
   test('a JSON body that is not UTF-8 is 400 invalid_request on every endpoint that reads one, and nothing is stored', async () => {
     const before = (await h.request('GET', '/links', { key })).body.links.length;
     invalidRequest(await json('POST', '/links', notUtf8('"target":"https://example.org/bytes",')), 'POST /links');
-    const trial = await raw(h.baseUrl, 'POST', '/api/v1/links', { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, notUtf8('"target":"https://example.org/t",'));
+    const trial = await raw(
+      h.baseUrl,
+      'POST',
+      '/api/v1/links',
+      { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      notUtf8('"target":"https://example.org/t",'),
+    );
     invalidRequest(trial, 'trial');
     invalidRequest(await json('PATCH', `/links/${linkId}`, notUtf8('"version":1,')), 'PATCH');
     invalidRequest(await json('POST', '/quotes', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])), 'POST /quotes');
@@ -71,7 +83,10 @@ eachDatabase('the HTTP edge reads input exactly or refuses it', (kind) => {
     invalidRequest(await json('POST', '/links', '{"target":"https://example.org/","\\ud800":1}'), 'in a key');
     const escaped = await json('POST', '/links', '{"target":"https://example.org/","title":"\\ud83d\\ude00 \\u00e9"}');
     const literal = await json('POST', '/links', Buffer.from('{"target":"https://example.org/","title":"😀 é 日本 \u{10FFFF}"}'));
-    for (const [res, title] of [[escaped, '😀 é'], [literal, '😀 é 日本 \u{10FFFF}']] as const) {
+    for (const [res, title] of [
+      [escaped, '😀 é'],
+      [literal, '😀 é 日本 \u{10FFFF}'],
+    ] as const) {
       assert.equal(res.status, 200, res.text);
       assert.equal((await h.request('GET', `/links/${JSON.parse(res.text).id}`, { key })).body.title, title);
     }
@@ -115,7 +130,10 @@ eachDatabase('the HTTP edge reads input exactly or refuses it', (kind) => {
       const headers = { ...token, 'idempotency-key': crypto.randomUUID() };
       const res = await h.request(method, path, { headers, ...(body === undefined ? {} : { body }) });
       assert.deepEqual([res.status, res.body], [403, { error: 'api_scope_required' }], `${method} ${path}`);
-      const unknown = await h.request(method, path, { headers: { ...headers, 'x-service-trial-token': `shl_trial_${crypto.randomBytes(32).toString('base64url')}` }, ...(body === undefined ? {} : { body }) });
+      const unknown = await h.request(method, path, {
+        headers: { ...headers, 'x-service-trial-token': `shl_trial_${crypto.randomBytes(32).toString('base64url')}` },
+        ...(body === undefined ? {} : { body }),
+      });
       assert.deepEqual([unknown.status, unknown.body], [401, { error: 'api_key_invalid' }], `${method} ${path}, unknown token`);
     }
     const read = await h.request('GET', `/links/${trial.id}`, { headers: token });

@@ -32,7 +32,10 @@ class Conformance {
 
   private resolve(node: Json): Json {
     if (typeof node.$ref !== 'string') return node;
-    return node.$ref.slice(2).split('/').reduce((at: Json, part: string) => at[part], this.doc);
+    return node.$ref
+      .slice(2)
+      .split('/')
+      .reduce((at: Json, part: string) => at[part], this.doc);
   }
 
   check(method: string, path: string, res: ApiResponse): void {

@@ -138,7 +138,10 @@ describe('the server process', () => {
     // Credentials that are wrong are still credentials: they must not reach the logs either.
     const near = `${apiKey.slice(0, -3)}abc`;
     assert.equal((await fetch(`${server.base}/api/v1/links`, { headers: { authorization: `Bearer ${near}` } })).status, 401);
-    assert.equal((await fetch(`${server.base}/api/v1/links?search=${encodeURIComponent(apiKey)}`, { headers: { authorization: `Bearer ${apiKey}` } })).status, 200);
+    assert.equal(
+      (await fetch(`${server.base}/api/v1/links?search=${encodeURIComponent(apiKey)}`, { headers: { authorization: `Bearer ${apiKey}` } })).status,
+      200,
+    );
     const badJson = await fetch(`${server.base}/api/v1/links`, { method: 'POST', headers, body: `{"target": "${apiKey}"` });
     assert.equal(badJson.status, 400);
   });
@@ -177,7 +180,10 @@ describe('the server process', () => {
     for (const ref of refs) {
       const pointer = ref.slice('"$ref":"'.length, -1);
       assert.ok(pointer.startsWith('#/'), pointer);
-      const target = pointer.slice(2).split('/').reduce((node: any, part) => node?.[part], doc);
+      const target = pointer
+        .slice(2)
+        .split('/')
+        .reduce((node: any, part) => node?.[part], doc);
       assert.ok(target, `unresolved ${pointer}`);
     }
 
@@ -189,15 +195,26 @@ describe('the server process', () => {
       assert.ok(Array.isArray(op['x-scopes']), `${operation} x-scopes`);
       if (rules) {
         assert.deepEqual(op['x-scopes'], rules.scope ? [rules.scope] : [], `${operation} x-scopes`);
-        if (rules.scope) assert.ok(op.security.some((s: any) => s.apiKey?.includes(rules.scope)), `${operation} needs ${rules.scope}`);
-        assert.equal(op.security.some((s: any) => 'trialToken' in s), rules.trialToken, `${operation} trial token`);
+        if (rules.scope)
+          assert.ok(
+            op.security.some((s: any) => s.apiKey?.includes(rules.scope)),
+            `${operation} needs ${rules.scope}`,
+          );
+        assert.equal(
+          op.security.some((s: any) => 'trialToken' in s),
+          rules.trialToken,
+          `${operation} trial token`,
+        );
         // An empty requirement object is how OpenAPI says "no credentials is also fine".
         const anonymous = op.security.length === 0 || op.security.some((s: any) => Object.keys(s).length === 0);
         assert.equal(anonymous, rules.anonymous, `${operation} callable without credentials`);
       }
       // The public API answers 200; the website's own endpoints may answer 202 or 204 (ADR 65).
       const successes = op.tags?.includes('website') ? ['200', '202', '204'] : ['200'];
-      assert.ok(successes.some((status) => op.responses[status]), `${operation} documents its success`);
+      assert.ok(
+        successes.some((status) => op.responses[status]),
+        `${operation} documents its success`,
+      );
       const errors = Object.keys(op.responses).filter((status) => Number(status) >= 400);
       assert.ok(errors.length > 0, `${operation} documents its errors`);
       for (const status of errors) {

@@ -90,7 +90,11 @@ eachDatabase('QR export API', (kind) => {
     const logoPngUrl = pngDataUrl(logoPng(512));
     const alias = `spring-poster-campaign-2026-${'x'.repeat(12)}`;
     const long = (await h.createLink({ target: 'https://example.org/long', alias }, { key })).body;
-    for (const [target, dots, corners] of [[link, 'square', 'square'], [long, 'dots', 'rounded'], [long, 'rounded', 'square']] as const) {
+    for (const [target, dots, corners] of [
+      [link, 'square', 'square'],
+      [long, 'dots', 'rounded'],
+      [long, 'rounded', 'square'],
+    ] as const) {
       const res = await exportQr({ logoPng: logoPngUrl, dots, corners }, target.id);
       assert.equal(res.text.match(/<image /g)?.length, 1);
       assert.ok(res.text.includes(`xlink:href="${logoPngUrl}"`), 'the logo is embedded as sent');

@@ -24,7 +24,14 @@ test('a real PNG data URL is accepted with its dimensions, and embedded unchange
 });
 
 test('every legal colour type, bit depth and interlace method is accepted', () => {
-  for (const [depth, type] of [[1, 0], [16, 0], [8, 2], [4, 3], [8, 4], [16, 6]] as const) {
+  for (const [depth, type] of [
+    [1, 0],
+    [16, 0],
+    [8, 2],
+    [4, 3],
+    [8, 4],
+    [16, 6],
+  ] as const) {
     assert.ok(parsePngLogo(file(ihdr(4, 4, depth, type), idat, iend)), `depth ${depth} type ${type}`);
   }
   assert.ok(parsePngLogo(file(ihdr(4, 4, 8, 6, 1), idat, iend)), 'Adam7 interlace');
@@ -49,7 +56,13 @@ test('structurally broken PNGs are refused', () => {
 
 test('dimensions above 512 on either side are refused; 512 is the limit', () => {
   assert.ok(parsePngLogo(file(ihdr(512, 512), idat, iend)));
-  for (const [w, h] of [[513, 512], [512, 513], [100_000, 1], [2 ** 31, 2 ** 31]]) assert.equal(parsePngLogo(file(ihdr(w!, h!), idat, iend)), undefined, `${w}×${h}`);
+  for (const [w, h] of [
+    [513, 512],
+    [512, 513],
+    [100_000, 1],
+    [2 ** 31, 2 ** 31],
+  ])
+    assert.equal(parsePngLogo(file(ihdr(w!, h!), idat, iend)), undefined, `${w}×${h}`);
 });
 
 test('only canonical base64 after the exact lowercase prefix is accepted', () => {

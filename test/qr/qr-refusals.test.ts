@@ -13,9 +13,21 @@ withBadCrc[29] = withBadCrc[29]! ^ 0xff; // first byte of the IHDR CRC
 
 /** Bodies that must each be refused with 400 invalid_request, by rule. */
 const REFUSED: Record<string, unknown[]> = {
-  'a contrast below 4.5': [{ foreground: '#777777', background: '#ffffff' }, { foreground: '#474747', background: '#b3b3b3' }, { preset: 'sage', foreground: '#8a8a8a' }],
-  'a background that is not light': [{ foreground: '#000000', background: '#a9a9a9' }, { foreground: '#000000', background: '#1a1a1a' }, { background: '#0b3d5c' }],
-  'a foreground that is not darker than the background': [{ foreground: '#ffffff', background: '#f0f0f0' }, { foreground: '#ffffff' }, { foreground: '#eef3ea', preset: 'sage' }],
+  'a contrast below 4.5': [
+    { foreground: '#777777', background: '#ffffff' },
+    { foreground: '#474747', background: '#b3b3b3' },
+    { preset: 'sage', foreground: '#8a8a8a' },
+  ],
+  'a background that is not light': [
+    { foreground: '#000000', background: '#a9a9a9' },
+    { foreground: '#000000', background: '#1a1a1a' },
+    { background: '#0b3d5c' },
+  ],
+  'a foreground that is not darker than the background': [
+    { foreground: '#ffffff', background: '#f0f0f0' },
+    { foreground: '#ffffff' },
+    { foreground: '#eef3ea', preset: 'sage' },
+  ],
   'a malformed colour': ['#fff', 'ffffff', '#gggggg', '#ffffff ', '#1234567', 'black', 0].map((foreground) => ({ foreground })),
   'a size out of bounds or not an integer': [255, 2049, 0, -768, 512.5, '512', null].map((size) => ({ size })),
   'an unknown preset, dots or corners value': [{ preset: 'neon' }, { preset: 'Classic' }, { dots: 'hex' }, { corners: 'dots' }],
@@ -35,7 +47,11 @@ const REFUSED: Record<string, unknown[]> = {
     png.subarray(0, png.length - 12),
     withBadCrc,
   ].map((bytes) => ({ logoPng: pngDataUrl(bytes) })),
-  'a PNG logo larger than 512×512': [[513, 1], [1, 513], [513, 513]].map(([w, h]) => ({ logoPng: pngDataUrl(encodePng(w!, h!, () => [0, 0, 0, 255])) })),
+  'a PNG logo larger than 512×512': [
+    [513, 1],
+    [1, 513],
+    [513, 513],
+  ].map(([w, h]) => ({ logoPng: pngDataUrl(encodePng(w!, h!, () => [0, 0, 0, 255])) })),
   'a logo longer than 700000 characters': [{ logoPng: logoDataUrlOfLength(64, 700_002) }, { logoPng: `${PREFIX}${'A'.repeat(700_000)}` }],
   'an unknown property': [{ color: '#000000' }, { logoUrl: 'https://example.org/logo.png' }, { size: 512, format: 'png' }],
   'a body that is not an object': [null, [], 'classic', 768],

@@ -35,7 +35,11 @@ test('contrast ratios match WCAG figures and the rules name each failure', () =>
 });
 
 test('refusals are AppError invalid_request, even from in-process callers the schema does not guard', () => {
-  const refused = (options: object) => assert.throws(() => renderQr(URL, options), (e) => e instanceof AppError && e.code === 'invalid_request');
+  const refused = (options: object) =>
+    assert.throws(
+      () => renderQr(URL, options),
+      (e) => e instanceof AppError && e.code === 'invalid_request',
+    );
   for (const size of [255, 2049, 300.5, Number.NaN]) refused({ size });
   refused({ foreground: '#888888' });
   refused({ preset: 'neon' });

@@ -9,7 +9,15 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 const AXE_PATH = path.join(ROOT, 'node_modules/axe-core/axe.min.js');
 
 /** Debian's Chromium, headless, with none of its own network traffic (this machine has no network). */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** Why the browser suites cannot run here, or undefined. In CI they must run. */
 function chromiumUnavailable(): string | undefined {

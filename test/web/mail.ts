@@ -12,7 +12,13 @@ export async function linkFromMail(dir: string, to: string, page: string, timeou
   const pattern = new RegExp(`https?://[^\\s"<>]*(${page.replace(/\//g, '\\/')}\\?token=[A-Za-z0-9_-]+)`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.endsWith('.eml')).sort().reverse() : [];
+    const files = fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .filter((name) => name.endsWith('.eml'))
+          .sort()
+          .reverse()
+      : [];
     for (const name of files) {
       const mail = unquote(fs.readFileSync(path.join(dir, name), 'utf8'));
       if (!mail.toLowerCase().includes(to.toLowerCase())) continue;

@@ -7,7 +7,16 @@ import { Harness } from '../helpers/harness.js';
 import { WEBSITE_DIR } from '../../src/web/web-plugin.js';
 import { ensureWebsiteBuilt } from './browser.js';
 
-const POLICY = ["default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"];
+const POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+];
 
 eachDatabase('the website over HTTP', (kind) => {
   let h: Harness;

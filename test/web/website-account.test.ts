@@ -68,7 +68,11 @@ eachDatabase('a person on the website: sign-up to API keys', (kind) => {
     const usage = await fetch(`${world.server.baseUrl}/api/v1/account/usage`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(usage.status, 200);
     assert.equal((await usage.json()).keyBudget, 20);
-    const write = await fetch(`${world.server.baseUrl}/api/v1/links`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"target":"https://example.com/a"}' });
+    const write = await fetch(`${world.server.baseUrl}/api/v1/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{"target":"https://example.com/a"}',
+    });
     assert.equal(write.status, 403);
     assert.deepEqual(await axeInBothModes(page, 'keys with a new key'), []);
     await screenshot(page, 'keys', world.shots);
@@ -124,7 +128,10 @@ eachDatabase('a person on the website: sign-up to API keys', (kind) => {
     await stranger.getByLabel('Email').fill(EMAIL);
     await stranger.getByLabel('Password').fill('not-the-password');
     await stranger.getByRole('button', { name: 'Sign in' }).click();
-    await stranger.getByRole('alert').getByText(/email or the password is not right/).waitFor();
+    await stranger
+      .getByRole('alert')
+      .getByText(/email or the password is not right/)
+      .waitFor();
     await other.close();
   });
 

@@ -61,7 +61,14 @@ eachDatabase('a person on the website: usage and billing', (kind) => {
     assert.equal(await page.getByRole('button', { name: 'Refund' }).count(), 0);
     assert.match(await page.locator('main').innerText(), /120 available/);
     const { body } = await fetchInPage(page, '/api/v1/account/credits');
-    assert.deepEqual(body.history.map((entry: { reason: string; credits: number }) => [entry.reason, entry.credits]), [['refund', 50], ['pack', -50], ['grant', 120]]);
+    assert.deepEqual(
+      body.history.map((entry: { reason: string; credits: number }) => [entry.reason, entry.credits]),
+      [
+        ['refund', 50],
+        ['pack', -50],
+        ['grant', 120],
+      ],
+    );
   });
 
   test('a purchase the balance cannot pay is refused in plain words and buys nothing', { skip: browserSkip }, async () => {
@@ -74,7 +81,10 @@ eachDatabase('a person on the website: usage and billing', (kind) => {
     await page.getByRole('button', { name: 'Buy capacity pack' }).click();
     const dialog = page.getByRole('dialog', { name: 'Buy a capacity pack?' });
     await dialog.getByRole('button', { name: 'Confirm purchase' }).click();
-    await dialog.getByRole('alert').getByText(/balance is too small for a capacity pack/).waitFor();
+    await dialog
+      .getByRole('alert')
+      .getByText(/balance is too small for a capacity pack/)
+      .waitFor();
     await page.keyboard.press('Escape');
     assert.equal((await fetchInPage(page, '/api/v1/account/packs')).body.packs.filter((p: { status: string }) => p.status === 'active').length, 2);
     assert.deepEqual(csp, []);

@@ -74,7 +74,11 @@ export class KyselyRecordingStore implements RecordingStore {
       const offer = Math.min(own, dayLeft);
       // Trial links belong to no account: only the service ceiling bounds them.
       const got =
-        account === TRIAL_GROUP ? offer : all !== undefined ? all.get(account)! : await grantAccount(tx, this.dialect, account, month, offer, limits.freeVisitsPerMonth);
+        account === TRIAL_GROUP
+          ? offer
+          : all !== undefined
+            ? all.get(account)!
+            : await grantAccount(tx, this.dialect, account, month, offer, limits.freeVisitsPerMonth);
       dayLeft -= got;
       granted.set(account, got);
       reasons.set(account, got < offer ? 'allowance_used_up' : 'daily_ceiling_reached');

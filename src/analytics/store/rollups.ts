@@ -78,7 +78,11 @@ export async function addToRollups(tx: Tx, dialect: Dialect, recorded: Recorded[
     const stored = await tx
       .selectFrom('visit_rollups')
       .select(['link_id', 'day', 'counts'])
-      .where('link_id', 'in', chunk.map((r) => r.linkId))
+      .where(
+        'link_id',
+        'in',
+        chunk.map((r) => r.linkId),
+      )
       .where('day', 'in', days)
       .execute();
     const before = new Map(stored.map((row) => [`${row.link_id}|${row.day}`, row.counts]));
@@ -105,7 +109,17 @@ export async function addLinkVisits(tx: Tx, dialect: Dialect, perLink: Map<strin
   for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
     const chunk = entries.slice(i, i + ROWS_PER_STATEMENT);
     if (dialect === 'postgres') {
-      await tx.selectFrom('links').select('id').where('id', 'in', chunk.map(([id]) => id)).orderBy('id').forUpdate().execute();
+      await tx
+        .selectFrom('links')
+        .select('id')
+        .where(
+          'id',
+          'in',
+          chunk.map(([id]) => id),
+        )
+        .orderBy('id')
+        .forUpdate()
+        .execute();
     }
     const values = jsonRows(dialect, chunk, [
       ['link_id', 'text'],

@@ -25,7 +25,7 @@ export class KyselyStatsStore implements StatsStore {
       .where('day', '<=', toDay)
       .orderBy('day')
       .execute();
-    return rows.map((r) => ({ day: r.day, s: Number(r.s), q: Number(r.q), counts: 'counts' in r ? parseCounts(r.counts as string) : {} }));
+    return rows.map((r) => ({ day: r.day, s: Number(r.s), q: Number(r.q), counts: 'counts' in r ? parseCounts(r.counts) : {} }));
   }
 
   async gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]> {
@@ -46,7 +46,10 @@ export class KyselyStatsStore implements StatsStore {
    */
   async freshness(): Promise<{ refreshedAt: number | undefined; pastVersion: number }> {
     const [covered, version] = await Promise.all([
-      this.db.selectFrom('recorder_instances').select((eb) => eb.fn.min<number>('flushed_to').as('at')).executeTakeFirst(),
+      this.db
+        .selectFrom('recorder_instances')
+        .select((eb) => eb.fn.min<number>('flushed_to').as('at'))
+        .executeTakeFirst(),
       this.db.selectFrom('analytics_state').select('value').where('name', '=', PAST_VERSION).executeTakeFirst(),
     ]);
     const at = covered?.at;

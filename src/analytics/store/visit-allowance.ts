@@ -33,9 +33,18 @@ const fromFreeVisits = (n: number | RawBuilder<number>, free: number) => {
  * update that finds the row (every other flush) both locks it and spares the insert.
  */
 export async function lockDay(tx: Tx, day: string): Promise<void> {
-  const touch = () => tx.updateTable('visit_days').set({ recorded: sql<number>`recorded` }).where('day', '=', day).executeTakeFirst();
+  const touch = () =>
+    tx
+      .updateTable('visit_days')
+      .set({ recorded: sql<number>`recorded` })
+      .where('day', '=', day)
+      .executeTakeFirst();
   if (Number((await touch()).numUpdatedRows) > 0) return;
-  await tx.insertInto('visit_days').values({ day, recorded: 0, last_grant: 0 }).onConflict((oc) => oc.column('day').doNothing()).execute();
+  await tx
+    .insertInto('visit_days')
+    .values({ day, recorded: 0, last_grant: 0 })
+    .onConflict((oc) => oc.column('day').doNothing())
+    .execute();
   await touch();
 }
 
@@ -53,7 +62,12 @@ export async function grantDay(tx: Tx, day: string, n: number, limit: number): P
 
 /** Gives back what was taken from the day but not used by any account (same transaction, same lock). */
 export async function returnDay(tx: Tx, day: string, n: number): Promise<void> {
-  if (n > 0) await tx.updateTable('visit_days').set({ recorded: sql<number>`recorded - ${n}` }).where('day', '=', day).execute();
+  if (n > 0)
+    await tx
+      .updateTable('visit_days')
+      .set({ recorded: sql<number>`recorded - ${n}` })
+      .where('day', '=', day)
+      .execute();
 }
 
 /**
@@ -64,12 +78,7 @@ export async function returnDay(tx: Tx, day: string, n: number): Promise<void> {
 export async function grantAccount(tx: Tx, dialect: Dialect, accountId: string, month: string, n: number, free: number): Promise<number> {
   if (n <= 0) return 0;
   const takeFree = () =>
-    tx
-      .updateTable('visit_months')
-      .set(fromFreeVisits(n, free))
-      .where('account_id', '=', accountId)
-      .where('month', '=', month)
-      .returning('last_grant');
+    tx.updateTable('visit_months').set(fromFreeVisits(n, free)).where('account_id', '=', accountId).where('month', '=', month).returning('last_grant');
   let row = await takeFree().executeTakeFirst();
   if (row === undefined) {
     await tx
@@ -84,7 +93,12 @@ export async function grantAccount(tx: Tx, dialect: Dialect, accountId: string, 
 }
 
 /** Account ids as a derived table of one column, `account_id` (json-rows.ts). */
-const accountList = (dialect: Dialect, accounts: string[]) => jsonRows(dialect, accounts.map((account) => [account]), [['account_id', 'text']]);
+const accountList = (dialect: Dialect, accounts: string[]) =>
+  jsonRows(
+    dialect,
+    accounts.map((account) => [account]),
+    [['account_id', 'text']],
+  );
 
 /**
  * Creates the month's rows of accounts that have none yet (rows of zeros: nothing is granted or
@@ -114,7 +128,10 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
   const asked = wants.filter(([, n]) => n > 0);
   const got = new Map<string, number>();
   if (asked.length === 0) return got;
-  const offers = jsonRows(dialect, asked, [['account_id', 'text'], ['n', 'bigint']]);
+  const offers = jsonRows(dialect, asked, [
+    ['account_id', 'text'],
+    ['n', 'bigint'],
+  ]);
   if (dialect === 'postgres') {
     await sql`select account_id from visit_months where month = ${month}
       and account_id in (select account_id from ${offers} as v) order by account_id for update`.execute(tx);

@@ -36,7 +36,11 @@ export async function addGaps(tx: Transaction<AnalyticsDB>, dialect: Dialect, sh
   if (byKey.size === 0) return;
   // Sorted: the order of every flush's locks (visit-store.ts).
   const gaps = [...byKey].sort(([a], [b]) => (a < b ? -1 : 1));
-  const rows = jsonRows(dialect, gaps.map(([, g]) => ['', g.linkId, g.reason, g.from, g.to]), COLUMNS);
+  const rows = jsonRows(
+    dialect,
+    gaps.map(([, g]) => ['', g.linkId, g.reason, g.from, g.to]),
+    COLUMNS,
+  );
   const recent = sql`visit_gaps.link_id = v.link_id and visit_gaps.reason = v.reason and visit_gaps.to_ms >= v.gap_from - ${GAP_MERGE_MS}`;
   if (dialect === 'postgres') {
     await sql`select visit_gaps.id from visit_gaps join ${rows} as v on ${recent}
@@ -70,7 +74,10 @@ export async function reapSilentInstances(tx: Transaction<AnalyticsDB>, staleBef
   const starts = (await tx.selectFrom('recorder_instances').select('started_at').execute()).map((row) => Number(row.started_at));
   for (const d of dead) {
     const to = silenceEnd(d, starts, now - staleBefore, now);
-    await tx.insertInto('visit_gaps').values({ id: crypto.randomUUID(), link_id: null, reason: 'recording_unavailable', from_ms: d.flushed_to, to_ms: to }).execute();
+    await tx
+      .insertInto('visit_gaps')
+      .values({ id: crypto.randomUUID(), link_id: null, reason: 'recording_unavailable', from_ms: d.flushed_to, to_ms: to })
+      .execute();
   }
   return dead.length;
 }

@@ -12,10 +12,8 @@ const SECRET_BODY = /^[A-Za-z0-9_-]{43}$/;
 export const newApiKey = (): string => KEY_PREFIX + crypto.randomBytes(32).toString('base64url');
 export const newTrialToken = (): string => TRIAL_TOKEN_PREFIX + crypto.randomBytes(32).toString('base64url');
 
-export const isApiKeyShaped = (value: string): boolean =>
-  value.startsWith(KEY_PREFIX) && SECRET_BODY.test(value.slice(KEY_PREFIX.length));
-export const isTrialTokenShaped = (value: string): boolean =>
-  value.startsWith(TRIAL_TOKEN_PREFIX) && SECRET_BODY.test(value.slice(TRIAL_TOKEN_PREFIX.length));
+export const isApiKeyShaped = (value: string): boolean => value.startsWith(KEY_PREFIX) && SECRET_BODY.test(value.slice(KEY_PREFIX.length));
+export const isTrialTokenShaped = (value: string): boolean => value.startsWith(TRIAL_TOKEN_PREFIX) && SECRET_BODY.test(value.slice(TRIAL_TOKEN_PREFIX.length));
 
 export const hashSecret = (secret: string): string => crypto.createHash('sha256').update(secret).digest('hex');
 

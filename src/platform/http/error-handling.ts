@@ -75,7 +75,5 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
     return;
   }
   const body = '{"error":"invalid_request"}';
-  socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
 }

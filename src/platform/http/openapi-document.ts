@@ -11,7 +11,8 @@ const TAG_DESCRIPTIONS = {
   analytics: 'Private analytics of a link: recorded redirects per UTC day and dimension, and the gaps in recording.',
   account: 'The account’s allowances, balance, key budget and prices; quotes; capacity packs bought with purchased credits.',
   trial: 'The no-key trial: how many trial links the caller’s network may still create today.',
-  website: 'Endpoints only the website uses (`x-website-only`), with its session: sign-up and sign-in, keys, packs and the credit ledger. Programs and generated clients leave them out (docs/adr/0065-website-only-endpoints.md).',
+  website:
+    'Endpoints only the website uses (`x-website-only`), with its session: sign-up and sign-in, keys, packs and the credit ledger. Programs and generated clients leave them out (docs/adr/0065-website-only-endpoints.md).',
 } as const;
 
 export type Tag = keyof typeof TAG_DESCRIPTIONS;
@@ -56,7 +57,8 @@ export const SECURITY_SCHEMES = {
     type: 'apiKey' as const,
     in: 'header',
     name: 'X-Service-Trial-Token',
-    description: 'The `trialToken` of a trial link, returned once by its creation (and its replay): reads that link, its QR code and its stats until the link expires.',
+    description:
+      'The `trialToken` of a trial link, returned once by its creation (and its replay): reads that link, its QR code and its stats until the link expires.',
   },
   session: {
     type: 'apiKey' as const,

@@ -87,7 +87,10 @@ export function completeResponses(operation: DocumentOperation): void {
   const responses = operation.responses;
   for (const [code, when] of Object.entries({ ...GENERAL, ...callerConditions(operation.security ?? []) }) as [ErrorCode, string][]) {
     const status = String(ERROR_STATUS[code]);
-    const response = (responses[status] ??= { description: '', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' }, examples: {} } } });
+    const response = (responses[status] ??= {
+      description: '',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' }, examples: {} } },
+    });
     const media = response.content!['application/json']!;
     if (media.examples?.[code] !== undefined) continue;
     media.examples = { ...media.examples, [code]: { summary: firstSentence(when), value: { error: code } } };

@@ -26,7 +26,16 @@ export class IdempotencyGuard {
 
   constructor(private readonly store: IdempotencyStore) {}
 
-  claim(input: { op: string; caller: string; idempotencyKey: string; sender: string | null; payload: unknown; network: string; day: string; now: number }): IdempotencyClaim {
+  claim(input: {
+    op: string;
+    caller: string;
+    idempotencyKey: string;
+    sender: string | null;
+    payload: unknown;
+    network: string;
+    day: string;
+    now: number;
+  }): IdempotencyClaim {
     return {
       id: fingerprint({ op: input.op, caller: input.caller, idempotencyKey: input.idempotencyKey }),
       fingerprint: fingerprint({ key: input.sender, input: input.payload }),

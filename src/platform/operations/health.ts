@@ -25,8 +25,7 @@ export function isReady(watch: DatabaseWatch, at = performance.now()): boolean {
 export function healthRoutes(app: FastifyInstance, watch: DatabaseWatch): void {
   const options = { schema: { hide: true } };
   const live = async () => OK;
-  const ready = async (_request: unknown, reply: FastifyReply) =>
-    isReady(watch) ? OK : sendError(reply, 'links_unavailable', UNAVAILABLE_RETRY_SECONDS);
+  const ready = async (_request: unknown, reply: FastifyReply) => (isReady(watch) ? OK : sendError(reply, 'links_unavailable', UNAVAILABLE_RETRY_SECONDS));
   for (const path of ['/health/live', '/livez']) app.get(path, options, live);
   for (const path of ['/health/ready', '/readyz', '/health']) app.get(path, options, ready);
 }

@@ -62,10 +62,21 @@ function ConfirmReset({ token }: { token: string }) {
         </Notice>
       ) : (
         <form onSubmit={submitted(() => void confirm.run())}>
-          <Field label="New password" type="password" name="password" autoComplete="new-password" required value={password} onValue={setPassword} hint={PASSWORD_HINT} />
+          <Field
+            label="New password"
+            type="password"
+            name="password"
+            autoComplete="new-password"
+            required
+            value={password}
+            onValue={setPassword}
+            hint={PASSWORD_HINT}
+          />
           <ErrorMessage
             error={confirm.error}
-            overrides={{ invalid_request: 'Either this reset link is not valid any more (used or expired: ask for a new one), or the password is too easy to guess.' }}
+            overrides={{
+              invalid_request: 'Either this reset link is not valid any more (used or expired: ask for a new one), or the password is too easy to guess.',
+            }}
           />
           <Submit label="Set new password" busy={confirm.busy} busyText="Saving…" />
         </form>

@@ -35,7 +35,10 @@ function ChangePassword() {
         <Field label="New password" type="password" autoComplete="new-password" required value={newPassword} onValue={setNew} hint={PASSWORD_HINT} />
         <ErrorMessage
           error={change.error}
-          overrides={{ api_key_invalid: 'The current password is not right.', invalid_request: 'The new password is too easy to guess: make it longer, or use a few unrelated words.' }}
+          overrides={{
+            api_key_invalid: 'The current password is not right.',
+            invalid_request: 'The new password is too easy to guess: make it longer, or use a few unrelated words.',
+          }}
         />
         <div role="status">{done && <Notice kind="success">Password changed. Your other sessions are signed out.</Notice>}</div>
         <Submit label="Change password" busy={change.busy} busyText="Saving…" />

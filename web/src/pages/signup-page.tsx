@@ -43,7 +43,17 @@ export default function SignupPage() {
       {site.data?.signup === 'closed' && <Notice kind="warning">Sign-up is closed on this service: ask its operator for an account.</Notice>}
       <form onSubmit={submitted(() => void signUp.run())} noValidate={false}>
         <Field label="Email" type="email" name="email" autoComplete="email" required value={email} onValue={setEmail} />
-        <Field label="Password" type="password" name="password" autoComplete="new-password" required minLength={8} value={password} onValue={setPassword} hint={PASSWORD_HINT} />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          value={password}
+          onValue={setPassword}
+          hint={PASSWORD_HINT}
+        />
         <ErrorMessage error={signUp.error} overrides={OVERRIDES} />
         <Submit label="Create account" busy={signUp.busy} busyText="Creating your account…" />
       </form>

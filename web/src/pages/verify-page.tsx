@@ -9,12 +9,12 @@ import { Busy, ErrorMessage } from '../ui/form.js';
 import { useAction } from '../ui/use-action.js';
 
 const OVERRIDES = {
-  invalid_request: 'This verification link is not valid any more: it was used already, or it expired. Sign in if you verified before, or sign up again for a new link.',
+  invalid_request:
+    'This verification link is not valid any more: it was used already, or it expired. Sign in if you verified before, or sign up again for a new link.',
 };
 
 /** The token comes in the query or the fragment; it leaves the address bar before the request. */
-export const tokenFrom = (query: URLSearchParams): string | null =>
-  query.get('token') ?? new URLSearchParams(location.hash.replace(/^#/, '')).get('token');
+export const tokenFrom = (query: URLSearchParams): string | null => query.get('token') ?? new URLSearchParams(location.hash.replace(/^#/, '')).get('token');
 
 export default function VerifyPage({ query }: PageProps) {
   const verify = useAction(async (token: string) => {

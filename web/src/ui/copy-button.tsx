@@ -19,7 +19,7 @@ export function CopyButton({ text, label = 'Copy', name }: { text: string; label
   };
   return (
     <span class="copy">
-      <button type="button" class="secondary" onClick={copy} aria-label={name}>
+      <button type="button" class="secondary" onClick={() => void copy()} aria-label={name}>
         {label}
       </button>
       <span role="status" class="copy-result">

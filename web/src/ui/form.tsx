@@ -28,7 +28,15 @@ export function Field({ label, value, onValue, hint, type = 'text', ...input }: 
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} type={type as 'text'} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      <input
+        id={id}
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- Preact types each input type apart; the cast joins them.
+        type={type as 'text'}
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        {...input}
+      />
       {hint && (
         <p class="hint" id={`${id}-hint`}>
           {hint}

@@ -18,9 +18,19 @@ async function accounts(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('email', 'text', (c) => c.notNull().unique())
     // A balance can never go negative, whatever a bug in the application tries.
-    .addColumn('purchased_balance', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`purchased_balance >= 0`))
+    .addColumn('purchased_balance', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`purchased_balance >= 0`),
+    )
     // The sum of the active reservations: the available balance is purchased_balance - reserved_credits.
-    .addColumn('reserved_credits', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`reserved_credits >= 0`))
+    .addColumn('reserved_credits', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`reserved_credits >= 0`),
+    )
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema

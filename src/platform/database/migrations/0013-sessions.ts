@@ -48,7 +48,9 @@ async function keyOptionalOnReservations(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
-  await sql`INSERT INTO credit_reservations_next SELECT id, account_id, key_id, month, amount, purpose, status, created_at, expires_at FROM credit_reservations`.execute(db);
+  await sql`INSERT INTO credit_reservations_next SELECT id, account_id, key_id, month, amount, purpose, status, created_at, expires_at FROM credit_reservations`.execute(
+    db,
+  );
   await db.schema.dropTable('credit_reservations').execute();
   await db.schema.alterTable('credit_reservations_next').renameTo('credit_reservations').execute();
   await db.schema.createIndex('credit_reservations_active').on('credit_reservations').columns(['status', 'expires_at']).execute();

@@ -32,7 +32,14 @@ function inline(text: string): ComponentChildren[] {
     if (part.startsWith('`') && part.endsWith('`') && part.length > 1) return <code key={i}>{part.slice(1, -1)}</code>;
     if (part.startsWith('**') && part.endsWith('**') && part.length > 3) return <strong key={i}>{part.slice(2, -2)}</strong>;
     const link = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(part);
-    if (link) return /^(https?:|\/|#)/.test(link[2]!) ? <a key={i} href={link[2]}>{link[1]}</a> : link[1];
+    if (link)
+      return /^(https?:|\/|#)/.test(link[2]!) ? (
+        <a key={i} href={link[2]}>
+          {link[1]}
+        </a>
+      ) : (
+        link[1]
+      );
     return part;
   });
 }

@@ -39,7 +39,10 @@ export function OperationView({ document, method, path, operation }: { document:
             <ul class="schema">
               {operation.parameters!.map((parameter) => (
                 <li key={`${parameter.in}-${parameter.name}`}>
-                  <code>{parameter.name}</code> <span class="type">in {parameter.in}, {parameter.schema ? typeLabel(parameter.schema) : 'string'}</span>
+                  <code>{parameter.name}</code>{' '}
+                  <span class="type">
+                    in {parameter.in}, {parameter.schema ? typeLabel(parameter.schema) : 'string'}
+                  </span>
                   {parameter.required && <span class="required"> required</span>}
                   <Markdown text={parameter.description} />
                 </li>

@@ -24,7 +24,7 @@ export function typeLabel(schema: Schema): string {
 function properties(document: OpenApiDocument, schema: Schema): { properties: Record<string, Schema>; required: string[] } {
   const parts = [schema, ...(schema.allOf ?? []).map((part) => resolve(document, part))];
   return {
-    properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})),
+    properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})) as Record<string, Schema>,
     required: parts.flatMap((part) => part.required ?? []),
   };
 }

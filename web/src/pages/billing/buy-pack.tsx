@@ -13,7 +13,8 @@ const OVERRIDES = {
 
 /** A failure after which the same purchase may be sent again: the server may or may not have done it. */
 const mayRetry = (error: unknown): boolean =>
-  error instanceof ApiError && (error.code === 'network' || error.code === 'unexpected' || error.status >= 500 || error.status === 429 || error.code === 'request_conflict');
+  error instanceof ApiError &&
+  (error.code === 'network' || error.code === 'unexpected' || error.status >= 500 || error.status === 429 || error.code === 'request_conflict');
 
 /**
  * Buying a pack: one Idempotency-Key per confirmed purchase, kept for a retry of the same purchase,
@@ -64,8 +65,8 @@ export function BuyPack({ usage, onBought }: { usage: Usage; onBought: () => Pro
         onCancel={() => setConfirming(false)}
       >
         <p>
-          {formatNumber(visits)} more recorded visits for <strong>{price} credits</strong> from your purchased balance ({formatNumber(usage.purchasedBalance)} available). Unused
-          visits carry forward to the next months. An unused pack can be refunded.
+          {formatNumber(visits)} more recorded visits for <strong>{price} credits</strong> from your purchased balance ({formatNumber(usage.purchasedBalance)}{' '}
+          available). Unused visits carry forward to the next months. An unused pack can be refunded.
         </p>
       </ConfirmDialog>
     </div>

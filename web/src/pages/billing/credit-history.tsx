@@ -39,7 +39,12 @@ export function CreditHistory({ history }: { history: CreditEntry[] }) {
 }
 
 export function KeyBudgets({ keys }: { keys: KeySummary[] }) {
-  if (keys.length === 0) return <p>No API keys. <a href="/app/keys">Create one</a> for your programs.</p>;
+  if (keys.length === 0)
+    return (
+      <p>
+        No API keys. <a href="/app/keys">Create one</a> for your programs.
+      </p>
+    );
   return (
     <table class="cards">
       <caption class="visually-hidden">Monthly budgets of your API keys</caption>

@@ -61,11 +61,17 @@ export function Packs({ packs, onRefunded }: { packs: Pack[]; onRefunded: () => 
         confirmLabel="Refund pack"
         busy={refund.busy}
         error={refund.error}
-        errorOverrides={{ request_conflict: 'Visits were recorded on this pack meanwhile, so it can no longer be refunded.', not_found: 'This pack is gone. Reload the page.' }}
+        errorOverrides={{
+          request_conflict: 'Visits were recorded on this pack meanwhile, so it can no longer be refunded.',
+          not_found: 'This pack is gone. Reload the page.',
+        }}
         onConfirm={() => refunding && void refund.run(refunding)}
         onCancel={() => setRefunding(undefined)}
       >
-        <p>Its {formatNumber(refunding?.credits ?? 0)} credits return to your purchased balance, and its {formatNumber(refunding?.visits ?? 0)} visits are no longer available.</p>
+        <p>
+          Its {formatNumber(refunding?.credits ?? 0)} credits return to your purchased balance, and its {formatNumber(refunding?.visits ?? 0)} visits are no
+          longer available.
+        </p>
       </ConfirmDialog>
     </>
   );

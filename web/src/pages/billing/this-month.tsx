@@ -17,8 +17,8 @@ export function ThisMonth({ usage, credits }: { usage: Usage; credits: Credits }
           <Bar label="Free links used" value={freeLinksUsed} max={pricing.freeLinksPerMonth} />
         </Figure>
         <Figure term="Recorded visits">
-          {formatNumber(visits.recordedThisMonth)} recorded this month, <strong>{formatNumber(visits.allowanceLeft)} left</strong>: {formatNumber(visits.freeLeft)} free and{' '}
-          {formatNumber(visits.packsLeft)} from capacity packs
+          {formatNumber(visits.recordedThisMonth)} recorded this month, <strong>{formatNumber(visits.allowanceLeft)} left</strong>:{' '}
+          {formatNumber(visits.freeLeft)} free and {formatNumber(visits.packsLeft)} from capacity packs
           <Bar label="Free recorded visits used" value={freeVisitsUsed} max={pricing.freeVisitsPerMonth} />
         </Figure>
         <Figure term="Purchased credits">
@@ -28,8 +28,8 @@ export function ThisMonth({ usage, credits }: { usage: Usage; credits: Credits }
         <Figure term="Links in all">{formatNumber(links.total)}</Figure>
       </dl>
       <p class="hint">
-        Past the free links, a link costs {pricing.extraLinkCredits} credits. A capacity pack adds {formatNumber(pricing.capacityPackVisits)} recorded visits for{' '}
-        {pricing.capacityPackCredits} credits.
+        Past the free links, a link costs {pricing.extraLinkCredits} credits. A capacity pack adds {formatNumber(pricing.capacityPackVisits)} recorded visits
+        for {pricing.capacityPackCredits} credits.
       </p>
     </section>
   );

@@ -21,13 +21,22 @@ export function KeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void })
   const [budget, setBudget] = useState('');
   const [problem, setProblem] = useState('');
   const create = useAction(async () => {
-    const key = await api<CreatedKey>('POST', '/keys', { name: name.trim(), scopes: SCOPES.filter((s) => scopes.has(s)), budget: budget.trim() === '' ? null : Number(budget) });
+    const key = await api<CreatedKey>('POST', '/keys', {
+      name: name.trim(),
+      scopes: SCOPES.filter((s) => scopes.has(s)),
+      budget: budget.trim() === '' ? null : Number(budget),
+    });
     setName('');
     setBudget('');
     onCreated(key);
   });
   const submit = () => {
-    const message = scopes.size === 0 ? 'Choose at least one scope.' : budget.trim() !== '' && !/^\d+$/.test(budget.trim()) ? 'The monthly budget is a whole number of credits, or empty for no limit.' : '';
+    const message =
+      scopes.size === 0
+        ? 'Choose at least one scope.'
+        : budget.trim() !== '' && !/^\d+$/.test(budget.trim())
+          ? 'The monthly budget is a whole number of credits, or empty for no limit.'
+          : '';
     setProblem(message);
     if (!message) void create.run();
   };
@@ -35,12 +44,26 @@ export function KeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void })
   return (
     <form class="form-block" onSubmit={submitted(submit)} aria-labelledby="create-key-heading">
       <h2 id="create-key-heading">Create a key</h2>
-      <Field label="Name" name="name" required maxLength={100} value={name} onValue={setName} hint="Says where the key is used, for example “newsletter script”." />
+      <Field
+        label="Name"
+        name="name"
+        required
+        maxLength={100}
+        value={name}
+        onValue={setName}
+        hint="Says where the key is used, for example “newsletter script”."
+      />
       <fieldset>
         <legend>Scopes</legend>
         {SCOPES.map((scope) => (
           <div class="check" key={scope}>
-            <input type="checkbox" id={`scope-${scope}`} checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.currentTarget.checked)} aria-describedby={`scope-${scope}-help`} />
+            <input
+              type="checkbox"
+              id={`scope-${scope}`}
+              checked={scopes.has(scope)}
+              onChange={(e) => toggle(scope, e.currentTarget.checked)}
+              aria-describedby={`scope-${scope}-help`}
+            />
             <label for={`scope-${scope}`}>{scope}</label>
             <span class="hint" id={`scope-${scope}-help`}>
               {SCOPE_HELP[scope]}
@@ -48,7 +71,15 @@ export function KeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void })
           </div>
         ))}
       </fieldset>
-      <Field label="Monthly budget" name="budget" inputMode="numeric" pattern="[0-9]*" value={budget} onValue={setBudget} hint="Most credits the key may spend per month. Leave empty for no limit beyond your balance." />
+      <Field
+        label="Monthly budget"
+        name="budget"
+        inputMode="numeric"
+        pattern="[0-9]*"
+        value={budget}
+        onValue={setBudget}
+        hint="Most credits the key may spend per month. Leave empty for no limit beyond your balance."
+      />
       <div role="alert" class="alert-region">
         {problem && <p class="notice error">{problem}</p>}
       </div>

@@ -21,45 +21,47 @@ export function KeyList({ keys, onRevoked }: { keys: KeySummary[]; onRevoked: ()
   return (
     <>
       {keys.length === 0 && <p>No keys yet. A program needs one to call the API.</p>}
-      {keys.length > 0 && <table class="cards">
-        <caption class="visually-hidden">Your API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Monthly budget</th>
-            <th scope="col">Spent this month</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr key={key.id}>
-              <th scope="row" id={`key-${key.id}`} data-label="Name">
-                {key.name || 'Unnamed key'}
+      {keys.length > 0 && (
+        <table class="cards">
+          <caption class="visually-hidden">Your API keys</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Monthly budget</th>
+              <th scope="col">Spent this month</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
               </th>
-              <td data-label="Key" class="mono nowrap">
-                {keyHint(key)}
-              </td>
-              <td data-label="Scopes">{key.scopes.join(', ')}</td>
-              <td data-label="Monthly budget">{budgetText(key.budget)}</td>
-              <td data-label="Spent this month">{formatNumber(key.spentThisMonth)} credits</td>
-              <td data-label="Created">{formatDateTime(key.createdAt)}</td>
-              <td data-label="Last used">{formatDateTime(key.lastUsedAt)}</td>
-              <td>
-                <button type="button" class="danger" aria-describedby={`key-${key.id}`} onClick={() => (revoke.clearError(), setRevoking(key))}>
-                  Revoke
-                </button>
-              </td>
             </tr>
-          ))}
-        </tbody>
-      </table>}
+          </thead>
+          <tbody>
+            {keys.map((key) => (
+              <tr key={key.id}>
+                <th scope="row" id={`key-${key.id}`} data-label="Name">
+                  {key.name || 'Unnamed key'}
+                </th>
+                <td data-label="Key" class="mono nowrap">
+                  {keyHint(key)}
+                </td>
+                <td data-label="Scopes">{key.scopes.join(', ')}</td>
+                <td data-label="Monthly budget">{budgetText(key.budget)}</td>
+                <td data-label="Spent this month">{formatNumber(key.spentThisMonth)} credits</td>
+                <td data-label="Created">{formatDateTime(key.createdAt)}</td>
+                <td data-label="Last used">{formatDateTime(key.lastUsedAt)}</td>
+                <td>
+                  <button type="button" class="danger" aria-describedby={`key-${key.id}`} onClick={() => (revoke.clearError(), setRevoking(key))}>
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <ConfirmDialog
         open={revoking !== undefined}
         title={`Revoke the key “${revoking?.name || 'Unnamed key'}”?`}

@@ -12,7 +12,8 @@ export function NewKey({ created, onDone }: { created: CreatedKey; onDone: () =>
         Your new key “{created.name}”
       </h2>
       <p>
-        <strong>Copy it now: it is shown only this once.</strong> Keep it out of web pages, apps people download, URLs and prompts. If it leaks, revoke it and make a new one.
+        <strong>Copy it now: it is shown only this once.</strong> Keep it out of web pages, apps people download, URLs and prompts. If it leaks, revoke it and
+        make a new one.
       </p>
       <div class="field">
         <label for="new-key-value">API key</label>
