@@ -81,6 +81,21 @@ eachDatabase('accounts service', (kind) => {
     assert.equal(listed!.lastUsedAt, firstUse + KEY_USE_RESOLUTION_MS);
   });
 
+  test('a request the key is refused (a scope it lacks) does not count as a use', async () => {
+    const { id: accountId } = await newAccount();
+    const key = await accounts.createKey(accountId, { scopes: ['links:read'] });
+    const refused = await h.request('PATCH', `/links/${crypto.randomUUID()}`, { key: key.key, body: { version: 1, title: 'x' } });
+    assert.equal(refused.status, 403);
+    // A served request afterwards is written; had the refused one been, this one would find the minute taken.
+    h.clock.advance(1);
+    assert.equal((await h.request('GET', '/links', { key: key.key })).status, 200);
+    const [listed] = await eventually(
+      () => accounts.listKeys(accountId),
+      ([k]) => k?.lastUsedAt !== null,
+    );
+    assert.equal(listed!.lastUsedAt, h.clock.now());
+  });
+
   test('with an account, only that account’s key can be revoked: another’s is not found', async () => {
     const owner = await newAccount();
     const other = await newAccount();

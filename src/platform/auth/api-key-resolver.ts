@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Clock } from '../time.js';
-import type { Scope } from './principal.js';
+import type { Principal, Scope } from './principal.js';
 import type { PrincipalResolver } from './route-access.js';
 import { hashSecret, isApiKeyShaped, sameHash } from './secrets.js';
 
@@ -28,6 +28,7 @@ export const KEY_USE_RESOLUTION_MS = 60_000;
  * anything else is 401 and never falls back to another credential.
  */
 export function apiKeyResolver(keys: KeyLookup, now: Clock, log: FastifyBaseLogger): PrincipalResolver {
+  const lastUse = new WeakMap<Principal, number | null>();
   return {
     kind: 'key',
     security: (rule) => (rule.sessionOnly ? undefined : { apiKey: [rule.scope] }),
@@ -39,12 +40,19 @@ export function apiKeyResolver(keys: KeyLookup, now: Clock, log: FastifyBaseLogg
       const hash = hashSecret(secret);
       const key = await keys.activeKeyByHash(hash);
       if (!key || !sameHash(key.keyHash, hash)) throw new AppError('api_key_invalid');
+      const principal: Principal = { kind: 'key', keyId: key.id, accountId: key.accountId, scopes: new Set(key.scopes), budget: key.budget };
+      lastUse.set(principal, key.lastUsedAt);
+      return principal;
+    },
+    // A key is used when a request it made is served: a refused request changes nothing stored.
+    answered(principal, statusCode) {
+      const last = lastUse.get(principal);
+      if (principal.kind !== 'key' || statusCode >= 400 || last === undefined) return;
       const at = now();
-      if (key.lastUsedAt === null || at - key.lastUsedAt >= KEY_USE_RESOLUTION_MS) {
-        // Not awaited: when a key was last used is worth no delay to the request that uses it.
-        keys.markKeyUsed(key.id, at).catch((error: unknown) => log.warn({ err: error }, 'could not record when a key was used'));
+      if (last === null || at - last >= KEY_USE_RESOLUTION_MS) {
+        // After the answer: when a key was last used is worth no delay to the request that uses it.
+        keys.markKeyUsed(principal.keyId, at).catch((error: unknown) => log.warn({ err: error }, 'could not record when a key was used'));
       }
-      return { kind: 'key', keyId: key.id, accountId: key.accountId, scopes: new Set(key.scopes), budget: key.budget };
     },
   };
 }

@@ -30,22 +30,34 @@ export function installAuth(app: FastifyInstance, resolvers: readonly PrincipalR
     if (access === undefined) throw new Error(`${String(route.method)} ${route.url} does not declare config.auth`);
     route.schema = Object.assign(route.schema ?? {}, documentedAccess(access, resolvers));
   });
+  const resolvedBy = new WeakMap<Principal, PrincipalResolver>();
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.auth;
     if (access === undefined || access === 'public') {
       request.principal = ANONYMOUS;
       return;
     }
-    const principal = (await identify(request, access, resolvers)) ?? ANONYMOUS;
+    const principal = (await identify(request, access, resolvers, resolvedBy)) ?? ANONYMOUS;
     check(principal, access);
     request.principal = principal;
   });
+  app.addHook('onResponse', async (request, reply) => {
+    const principal = request.principal as Principal | null;
+    if (principal !== null) resolvedBy.get(principal)?.answered?.(principal, reply.statusCode);
+  });
 }
 
-async function identify(request: Parameters<PrincipalResolver['resolve']>[0], rule: RouteRule, resolvers: readonly PrincipalResolver[]) {
+async function identify(
+  request: Parameters<PrincipalResolver['resolve']>[0],
+  rule: RouteRule,
+  resolvers: readonly PrincipalResolver[],
+  resolvedBy: WeakMap<Principal, PrincipalResolver>,
+) {
   for (const resolver of resolvers) {
     const principal = await resolver.resolve(request, rule);
-    if (principal !== undefined) return principal;
+    if (principal === undefined) continue;
+    resolvedBy.set(principal, resolver);
+    return principal;
   }
   return undefined;
 }

@@ -28,6 +28,8 @@ export interface PrincipalResolver {
   readonly kind: Exclude<PrincipalKind, 'anonymous'>;
   resolve(request: FastifyRequest, rule: RouteRule): Promise<Principal | undefined>;
   security(rule: RouteRule): Record<string, string[]> | undefined;
+  /** Told once a request it resolved has been answered, with the status (e.g. to note a key's use). */
+  answered?(principal: Principal, statusCode: number): void;
 }
 
 /** The operation's OpenAPI `security` and `x-scopes`; an empty requirement means "no credentials". */
