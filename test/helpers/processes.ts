@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,8 +21,30 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * Whether the process listening on `port` is `pid`, as `ss` sees it; undefined where `ss` cannot say.
+ * A port found free can be taken by another test file's server before ours binds it: then our server
+ * exits, and the /health that answered was the other one's.
+ */
+function listenerIs(port: number, pid: number): boolean | undefined {
+  try {
+    const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+    return out.includes(`pid=${pid},`);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts the real server (src/server.ts) as its own process and waits until it answers. */
 export async function startServer(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const server = await startOnce(env, nodeFlags);
+    if (server !== undefined) return server;
+    if (attempt === 5) throw new Error('server lost its port to another process five times');
+  }
+}
+
+async function startOnce(env: Record<string, string>, nodeFlags: string[]): Promise<ServerProcess | undefined> {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
@@ -35,9 +57,18 @@ export async function startServer(env: Record<string, string>, nodeFlags: string
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${log}`);
+    if (child.exitCode !== null) {
+      if (log.includes('EADDRINUSE')) return undefined;
+      throw new Error(`server exited ${child.exitCode}: ${log}`);
+    }
     try {
-      if ((await fetch(`${baseUrl}/health`)).ok) break;
+      if ((await fetch(`${baseUrl}/health`)).ok) {
+        if (listenerIs(port, child.pid!) !== false) break;
+        // Another process answers on this port: ours cannot listen there.
+        child.kill('SIGKILL');
+        await exited;
+        return undefined;
+      }
     } catch {
       /* not up yet */
     }
