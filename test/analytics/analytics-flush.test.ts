@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { VisitRecorder } from '../../src/analytics/recorder.js';
 import { analyticsDb } from '../../src/analytics/store/analytics-schema.js';
 import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
-import { parseCounts } from '../../src/analytics/store/rollups.js';
+import { COMPACT_AT_CHARS, parseCounts } from '../../src/analytics/store/rollups.js';
 import { EventBus, type VisitsRecorded } from '../../src/platform/events.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
@@ -40,6 +40,27 @@ eachDatabase('the flush', (kind) => {
     ]);
     assert.deepEqual({ ...counts.source }, { s: 3, q: 1 });
     assert.equal(await linkVisits(link.id), 4);
+  });
+
+  test('appends its counts to the row, and the flush that makes the row longer than COMPACT_AT_CHARS sums it into one object again', async () => {
+    const link = await linkWithKey(h);
+    const flushes = 60;
+    const lengths: number[] = [];
+    for (let i = 0; i < flushes; i++) {
+      await visit(h, link.slug, 1, { headers: { referer: `https://referrer-number-${i % 3}-with-a-long-host-name.example.org/` } });
+      await h.app.visitRecorder.flush();
+      lengths.push((await rows(link.id))[0]!.counts.length);
+    }
+    // Each flush appends about 200 characters: appended whole, the text would pass the bound twice over.
+    assert.ok(lengths[0]! * flushes > 2 * COMPACT_AT_CHARS, 'the flushes append enough to need compaction');
+    assert.ok(Math.max(...lengths) < COMPACT_AT_CHARS + 2 * lengths[0]!, `the row's text stays bounded (longest ${Math.max(...lengths)})`);
+    const [row] = await rows(link.id);
+    assert.equal(Number(row!.s), flushes);
+    const counts = parseCounts(row!.counts);
+    assert.deepEqual(Object.values(counts.referrer!), [flushes / 3, flushes / 3, flushes / 3]);
+    assert.deepEqual({ ...counts.source }, { s: flushes });
+    const stats = await h.request('GET', `/links/${link.id}/stats`, { key: link.key });
+    assert.equal(stats.body.total, flushes);
   });
 
   test('a flush holding visits of two UTC days adds each to its own day', async () => {

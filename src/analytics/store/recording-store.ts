@@ -46,7 +46,8 @@ export class KyselyRecordingStore implements RecordingStore {
       await addToRollups(tx, this.dialect, recorded);
       await addLinkVisits(tx, this.dialect, visitsPerLink(recorded));
       // Stats keep the sums of past days (stats-service.ts) until a flush adds to one.
-      if (recorded.some((r) => r.day < utcDay(batch.now))) await bumpPastVersion(tx);
+      const today = utcDay(batch.now);
+      if (recorded.some((r) => r.day < today)) await bumpPastVersion(tx);
       await addGaps(tx, this.dialect, shortfalls);
       await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
       return recorded;
