@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { Checkpointer } from './checkpointer.js';
 import { migrateToLatest } from './migrations.js';
-import { SqliteWaitingDialect, type WriterTurns } from './sqlite-driver.js';
+import { SqliteWaitingDialect } from './sqlite-driver.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -15,18 +15,13 @@ export interface Database {
   /**
    * For the redirect path's reads (slug lookups, the change feed): never queued behind a write
    * transaction. SQLite: a second, read-only connection (WAL readers see the last commit without
-   * waiting), because the writing connection runs one transaction at a time and waits for the
-   * recording thread's lock. PostgreSQL: the same pool, whose connections already run side by side.
+   * waiting), because the writing connection runs one transaction at a time (a flush's lasts a
+   * second under heavy recording). PostgreSQL: the same pool, whose connections already run side by side.
    */
   readonly reads: Kysely<DB>;
   readonly dialect: Dialect;
-  /** DATABASE_URL: another thread opens its own connection with it (store/recording-thread.ts). */
+  /** DATABASE_URL, as opened. */
   readonly url: string;
-  /**
-   * SQLite: the count of this connection's writers waiting for the write lock, in shared memory, for a
-   * background thread's connection to give way to (sqlite-driver.ts, WriterTurns).
-   */
-  readonly waitingWriters?: Int32Array;
   close(): Promise<void>;
 }
 
@@ -36,10 +31,8 @@ export interface Database {
  */
 export interface OpenOptions {
   migrate?: boolean;
-  /** SQLite: run the checkpoint thread (the server's connection does; the recording thread's does not). */
+  /** SQLite: run the checkpoint thread (the server's connection does; a tool's short-lived one need not). */
   checkpoints?: boolean;
-  /** SQLite: this is a background connection that gives way to these waiting writers (Database.waitingWriters). */
-  giveWayTo?: Int32Array;
 }
 
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
@@ -66,7 +59,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
 const SQLITE_WAIT_MS = 5000;
 
 const sqlitePragmas = (sqlite: SqliteDatabase.Database) => {
-  // Roll-ups upsert rows of thousands of links at a time: with SQLite's default 2 MB page cache most of
+  // A flush upserts rows of thousands of links at a time: with SQLite's default 2 MB page cache most of
   // those pages were re-read through system calls. 64 MB of cache and memory-mapped reads keep them close.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 268435456');
@@ -74,11 +67,9 @@ const sqlitePragmas = (sqlite: SqliteDatabase.Database) => {
 
 function openSqlite(url: string, options: OpenOptions): Database {
   const file = url.slice('sqlite:'.length);
-  const waitingWriters = options.giveWayTo ?? new Int32Array(new SharedArrayBuffer(4));
-  const turns: WriterTurns = { waiting: waitingWriters, role: options.giveWayTo ? 'background' : 'foreground' };
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new SqliteDatabase(file);
-  // WAL lets the CLI, the recording thread and readers work while the server writes; a writer waits for
+  // WAL lets the CLI and readers work while the server writes; a writer waits for
   // another's lock (sqlite-driver.ts) instead of failing at once.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -86,11 +77,11 @@ function openSqlite(url: string, options: OpenOptions): Database {
   sqlitePragmas(sqlite);
   // One connection behind a mutex, so transactions of this connection are serialized: a guarded update
   // inside one is atomic with respect to every other request; other connections wait for its lock.
-  const db = new Kysely<DB>({ dialect: new SqliteWaitingDialect(() => sqlite, SQLITE_WAIT_MS, turns) });
+  const db = new Kysely<DB>({ dialect: new SqliteWaitingDialect(() => sqlite, SQLITE_WAIT_MS) });
   if (file === ':memory:') return { db, reads: db, dialect: 'sqlite', url, close: () => db.destroy() };
   // Checkpoints run in a worker thread (checkpointer.ts); the writer checkpoints itself only if the
   // log passes this many pages (100 MB), which that thread normally never lets happen. A busy
-  // roll-up writes tens of megabytes of log before the log can start over; the file is cut back to
+  // flush writes megabytes of log before the log can start over; the file is cut back to
   // 16 MB when it does.
   sqlite.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
   sqlite.pragma('journal_size_limit = 16777216');
@@ -111,7 +102,7 @@ function openSqlite(url: string, options: OpenOptions): Database {
     await reads.destroy();
     await db.destroy();
   };
-  return { db, reads, dialect: 'sqlite', url, waitingWriters, close };
+  return { db, reads, dialect: 'sqlite', url, close };
 }
 
 const CHECKPOINT_INTERVAL_MS = 500;

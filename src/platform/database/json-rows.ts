@@ -6,7 +6,7 @@ export type Column = [name: string, type: 'text' | 'bigint'];
 /**
  * A derived table of many rows from ONE parameter: the rows as a JSON array of arrays. Building a
  * multi-row VALUES statement costs a query-builder node per value, which showed up as the largest
- * cost of a roll-up; a JSON text is serialised natively and parsed by the database. The two databases
+ * cost of a visit flush; a JSON text is serialised natively and parsed by the database. The two databases
  * spell it differently: SQLite's json_each yields each element as `value` (its ->> returns SQL
  * integers for JSON integers), PostgreSQL's json_array_elements needs a cast per non-text column.
  */

@@ -46,7 +46,7 @@ export interface LinkTable {
   trial_token_hash: string | null;
   created_at: number;
   updated_at: number;
-  /** Visits recorded (maintained by analytics roll-ups). */
+  /** Visits recorded (added to by every visit flush, src/analytics/store/rollups.ts). */
   visits: Generated<number>;
   /** While suspended: the status restore gives back (`active` or `paused`); null otherwise. */
   status_before_suspension: ColumnType<string | null, string | null | undefined, string | null>;

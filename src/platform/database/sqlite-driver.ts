@@ -15,24 +15,10 @@ import {
 const STATEMENT_CACHE_SIZE = 1000;
 /** Longest pause between two tries for the write lock. */
 const MAX_PAUSE_MS = 16;
-/** How long a background writer gives way to waiting event-loop writers before it takes its turn anyway. */
-const GIVE_WAY_MAX_MS = 1000;
-
-/**
- * Turn-taking between this process's writers of one SQLite file: `waiting[0]` counts event-loop
- * (foreground) statements waiting for the write lock, in memory shared with the recording thread
- * (a SharedArrayBuffer). A background connection does not start a write while it is above zero.
- * Without it, a roll-up's back-to-back passes (each a transaction, a moment apart) left the event
- * loop's writes, which retry on timers, no way in: they failed after 5 s.
- */
-export interface WriterTurns {
-  waiting: Int32Array;
-  role: 'foreground' | 'background';
-}
 
 /**
  * Kysely's SQLite dialect, with two changes for a database that more than one connection writes (the
- * recording thread, store/recording-thread.ts, and the admin CLI beside the server):
+ * admin CLI beside the server, another instance's tools):
  * - Transactions start with BEGIN IMMEDIATE. A deferred transaction that reads first and writes later
  *   fails with SQLITE_BUSY (no retry possible) when another connection committed in between; an
  *   immediate one takes the write lock before it reads anything.
@@ -47,11 +33,10 @@ export class SqliteWaitingDialect implements Dialect {
   constructor(
     private readonly open: () => SqliteDatabase.Database | Promise<SqliteDatabase.Database>,
     private readonly waitMs: number,
-    private readonly turns?: WriterTurns,
   ) {}
 
   createDriver(): Driver {
-    return new WaitingDriver(this.open, this.waitMs, this.turns);
+    return new WaitingDriver(this.open, this.waitMs);
   }
 
   createQueryCompiler() {
@@ -76,14 +61,13 @@ class WaitingDriver implements Driver {
   constructor(
     private readonly open: () => SqliteDatabase.Database | Promise<SqliteDatabase.Database>,
     private readonly waitMs: number,
-    private readonly turns: WriterTurns | undefined,
   ) {}
 
   async init(): Promise<void> {
     const sqlite = await this.open();
     // No busy handler: it would sleep in this thread (see SqliteWaitingDialect).
     sqlite.pragma('busy_timeout = 0');
-    this.connection = new WaitingConnection(sqlite, this.waitMs, this.turns);
+    this.connection = new WaitingConnection(sqlite, this.waitMs);
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -128,7 +112,6 @@ class WaitingConnection implements DatabaseConnection {
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
     private readonly waitMs: number,
-    private readonly turns: WriterTurns | undefined,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -137,7 +120,7 @@ class WaitingConnection implements DatabaseConnection {
     // Inside a transaction this connection holds the write lock already: no statement is refused.
     // (SQLite's own flag: it also knows of a transaction that an error rolled back.)
     const inTransaction = this.sqlite.inTransaction;
-    const run = <T>(work: () => T) => (inTransaction ? work() : this.whenFree(work, !statement.readonly));
+    const run = <T>(work: () => T) => (inTransaction ? work() : this.whenFree(work));
     if (statement.reader) return { rows: (await run(() => statement.all(parameters))) as R[] };
     const { changes, lastInsertRowid } = await run(() => statement.run(parameters));
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
@@ -154,38 +137,23 @@ class WaitingConnection implements DatabaseConnection {
     // ROLLBACK would fail and hide that error.
     if (sql === 'rollback' && !this.sqlite.inTransaction) return;
     const statement = this.prepare(sql);
-    // BEGIN IMMEDIATE takes the write lock: a write for the turn-taking.
-    await this.whenFree(() => statement.run(), sql === 'begin immediate');
+    await this.whenFree(() => statement.run());
   }
 
   close(): void {
     this.sqlite.close();
   }
 
-  /**
-   * Runs `work` until SQLite does not refuse it as busy, pausing between tries, for up to waitMs. A
-   * write (`writes`) of a background connection first gives way to waiting event-loop writers; an
-   * event-loop writer refused as busy is counted as waiting until it is through (WriterTurns).
-   */
-  private async whenFree<T>(work: () => T, writes: boolean): Promise<T> {
+  /** Runs `work` until SQLite does not refuse it as busy, pausing between tries, for up to waitMs. */
+  private async whenFree<T>(work: () => T): Promise<T> {
     const started = Date.now();
-    const turns = writes ? this.turns : undefined;
-    if (turns?.role === 'background') {
-      while (Atomics.load(turns.waiting, 0) > 0 && Date.now() - started < GIVE_WAY_MAX_MS) await pause(1);
-    }
-    let counted = false;
-    try {
-      for (let pauseMs = 1; ; pauseMs = Math.min(MAX_PAUSE_MS, pauseMs * 2)) {
-        try {
-          return work();
-        } catch (error) {
-          if (!isBusy(error) || Date.now() - started >= this.waitMs) throw error;
-        }
-        if (turns?.role === 'foreground' && !counted) counted = Atomics.add(turns.waiting, 0, 1) >= 0;
-        await pause(pauseMs);
+    for (let pauseMs = 1; ; pauseMs = Math.min(MAX_PAUSE_MS, pauseMs * 2)) {
+      try {
+        return work();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() - started >= this.waitMs) throw error;
       }
-    } finally {
-      if (counted) Atomics.sub(turns!.waiting, 0, 1);
+      await pause(pauseMs);
     }
   }
 

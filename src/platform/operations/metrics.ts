@@ -47,7 +47,7 @@ export class Metrics {
     this.visitsRecorded = new Counter({ name: 'shortlinks_visits_recorded_total', help: 'Visits written to the database.', registers });
     this.visitsDropped = new Counter({
       name: 'shortlinks_visits_dropped_total',
-      help: 'Visits not recorded, written as gaps: refused (allowance or daily ceiling) or unavailable (buffer full, recording thread lost).',
+      help: 'Visits not recorded, written as gaps: refused (allowance or daily ceiling) or unavailable (buffer full, flush failing).',
       labelNames: ['reason'],
       registers,
     });
