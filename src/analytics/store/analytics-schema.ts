@@ -10,7 +10,7 @@ export interface VisitRollupTable {
   /** Visits through /s/ and /q/ that day: the daily series, read without parsing `counts`. */
   s: number;
   q: number;
-  /** JSON of every dimension's counts (rollups.ts), `source` included. */
+  /** JSON objects of every dimension's counts, `source` included, separated by commas: each flush appends one (rollups.ts). */
   counts: string;
 }
 
