@@ -5,13 +5,21 @@ import { isUnavailable } from '../database/sql-errors.js';
 import { NOT_FOUND_PAGE, isRedirectPath } from './pages.js';
 import { REDIRECT_CACHE_CONTROL } from './headers.js';
 
-/** Seconds a client should wait after a 503 caused by storage trouble. */
+/** Seconds a client should wait after a 503 caused by storage trouble, and after any 503 that names no wait of its own. */
 export const UNAVAILABLE_RETRY_SECONDS = 5;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * Every 503 carries Retry-After (CONTRACT.md): one whose cause names no wait of its own (an AppError
+ * thrown without one, such as random slugs used up) gets the storage wait.
+ */
+const retryAfter = (code: ErrorCode, seconds: number | undefined): number | undefined =>
+  seconds ?? (ERROR_STATUS[code] === 503 ? UNAVAILABLE_RETRY_SECONDS : undefined);
+
 export function sendError(reply: FastifyReply, code: ErrorCode, retryAfterSeconds?: number): FastifyReply {
-  if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
+  const seconds = retryAfter(code, retryAfterSeconds);
+  if (seconds !== undefined) reply.header('retry-after', String(seconds));
   return reply.code(ERROR_STATUS[code]).type(JSON_TYPE).send({ error: code });
 }
 
@@ -19,11 +27,12 @@ export function sendError(reply: FastifyReply, code: ErrorCode, retryAfterSecond
 export function writeError(res: ServerResponse, code: ErrorCode, retryAfterSeconds?: number): void {
   const body = `{"error":"${code}"}`;
   const length = String(body.length);
+  const seconds = retryAfter(code, retryAfterSeconds);
   res.writeHead(
     ERROR_STATUS[code],
-    retryAfterSeconds === undefined
+    seconds === undefined
       ? { 'content-type': JSON_TYPE, 'content-length': length }
-      : { 'retry-after': String(retryAfterSeconds), 'content-type': JSON_TYPE, 'content-length': length },
+      : { 'retry-after': String(seconds), 'content-type': JSON_TYPE, 'content-length': length },
   );
   res.end(body);
 }
