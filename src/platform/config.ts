@@ -85,6 +85,12 @@ export class ConfigError extends Error {}
 
 const { defaults } = API_LIMITS;
 
+/**
+ * lru-cache allocates its index arrays for every entry of `max` at start, about 28 bytes each: the
+ * bound keeps that under 30 MB, where 100,000,000 would reserve 2.8 GB before the first redirect.
+ */
+export const REDIRECT_CACHE_MAX_ENTRIES_LIMIT = 1_000_000;
+
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const int = (name: string, fallback: number, min: number, max: number): number => {
@@ -151,7 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
       trialDailyLimit: int('TRIAL_DAILY_LIMIT', defaults.trialDailyLimit, 0, 1_000_000_000),
     }),
     redirectCacheTtlMs: int('REDIRECT_CACHE_TTL_MS', 5000, 0, 3_600_000),
-    redirectCacheMaxEntries: int('REDIRECT_CACHE_MAX_ENTRIES', 100_000, 1, 100_000_000),
+    redirectCacheMaxEntries: int('REDIRECT_CACHE_MAX_ENTRIES', 100_000, 1, REDIRECT_CACHE_MAX_ENTRIES_LIMIT),
     analytics: Object.freeze({
       countryHeader: headerName('COUNTRY_HEADER'),
       // At least once a second: stats are this fresh, and a crash loses at most this much unflushed

@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/platform/config.js';
+
+test('REDIRECT_CACHE_MAX_ENTRIES is taken up to 1,000,000, and a larger value stops the start naming the variable and the bound', () => {
+  assert.equal(loadConfig({ REDIRECT_CACHE_MAX_ENTRIES: '1000000' }).redirectCacheMaxEntries, 1_000_000);
+  for (const value of ['1000001', '100000000']) {
+    assert.throws(
+      () => loadConfig({ REDIRECT_CACHE_MAX_ENTRIES: value }),
+      (error: unknown) =>
+        error instanceof ConfigError && error.message.includes(`REDIRECT_CACHE_MAX_ENTRIES must be an integer from 1 to 1000000 (got "${value}")`),
+      value,
+    );
+  }
+});
+
+test('the README states the bound of REDIRECT_CACHE_MAX_ENTRIES', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const row = readme.split('\n').find((line) => line.startsWith('| `REDIRECT_CACHE_MAX_ENTRIES` |'));
+  assert.match(row ?? '', /at most 1,000,000/);
+});
