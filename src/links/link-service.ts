@@ -11,7 +11,7 @@ import { hashSecret, newTrialToken, seal, unseal } from '../platform/auth/secret
 import { withReservation } from '../billing/spending.js';
 import { randomSlug, type RandomBytes } from './slugs.js';
 import { checkTarget, interfaceAddresses, resolvesToUs, serviceHosts, type HostResolver, type ServiceHosts } from './targets.js';
-import { days, nextUtcMidnight, secondsUntil, utcDay, utcMonth, type Clock } from '../platform/time.js';
+import { days, nextUtcMidnight, utcDay, utcMonth, type Clock } from '../platform/time.js';
 
 export interface CreateLinkInput {
   target: string;
@@ -148,13 +148,8 @@ export class LinkService {
       perNetwork: API_LIMITS.trial.linksPerNetworkPerDay,
       perDay: this.deps.limits.trialDailyLimit,
     };
-    try {
-      return await this.deps.links.create({ ...command, owner });
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'rate_limited') throw new AppError('rate_limited', secondsUntil(now, nextUtcMidnight(now)));
-      if (error instanceof AppError && error.code === 'links_unavailable') throw new AppError('links_unavailable', secondsUntil(now, nextUtcMidnight(now)));
-      throw error;
-    }
+    // The store names the wait: midnight UTC for the daily caps, a few seconds when no free slug was found.
+    return this.deps.links.create({ ...command, owner });
   }
 
   /** A link as its caller may see it: the owner's key with the scope, or that link's own trial token. */

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../platform/errors.js';
+import { nextUtcMidnight, secondsUntil } from '../platform/time.js';
 import type { CreateLinkCommand, LinkChanges, LinkOwner, LinkRecord, LinkStatus, LinkStore } from './ports.js';
 import type { DB, LinkRow } from '../platform/database/schema.js';
 import { commitReservation } from '../billing/credit-store.js';
@@ -119,11 +120,13 @@ async function payForLink(tx: Transaction<DB>, owner: LinkOwner, link: { id: str
     }
     return;
   }
+  // The trial's daily caps start over at midnight UTC: that is the wait to name.
+  const untilMidnight = secondsUntil(link.createdAt, nextUtcMidnight(link.createdAt));
   if (!(await increment(tx, 'trial_days', { network: owner.network, day: owner.day }, owner.perNetwork))) {
-    throw new AppError('rate_limited');
+    throw new AppError('rate_limited', untilMidnight);
   }
   if (!(await increment(tx, 'trial_days', { network: '*', day: owner.day }, owner.perDay))) {
-    throw new AppError('links_unavailable');
+    throw new AppError('links_unavailable', untilMidnight);
   }
 }
 

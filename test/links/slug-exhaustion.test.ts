@@ -62,4 +62,15 @@ eachDatabase('random slugs used up', (kind) => {
       .executeTakeFirstOrThrow();
     assert.equal(Number(n), 1);
   });
+
+  test('a trial link whose random slugs are all taken is told to retry in seconds, not at the trial reset at midnight', async () => {
+    const res = await fetch(`${baseUrl}/api/v1/links`, {
+      method: 'POST',
+      headers: { 'idempotency-key': crypto.randomUUID(), 'content-type': 'application/json' },
+      body: JSON.stringify({ target: 'https://example.org/trial' }),
+    });
+    assert.equal(res.status, 503);
+    assert.deepEqual(await res.json(), { error: 'links_unavailable' });
+    assert.equal(res.headers.get('retry-after'), String(UNAVAILABLE_RETRY_SECONDS));
+  });
 });
