@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { postgresSkip } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
+import { until } from '../helpers/load.js';
 import { linkWithKey, stats, visit } from '../helpers/analytics.js';
 
 /**
@@ -26,10 +27,6 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
           )
         ).rows[0]!.n,
       );
-    const until = async (what: string, done: () => Promise<boolean>) => {
-      for (let i = 0; i < 500 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.ok(await done(), what);
-    };
     let release!: () => void;
     let locked!: () => void;
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
@@ -42,7 +39,7 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
     await isLocked;
     try {
       await visit(h, link.slug, 1);
-      await until('a flush waits for the held row', async () => (await waiting()) > 0);
+      await until('a flush waits for the held row', async () => (await waiting()) > 0, 10_000);
       // Answered at once, counted in memory while the flush waits.
       await visit(h, link.slug, 3);
     } finally {

@@ -5,6 +5,7 @@ import { commands } from '../../src/cli/commands.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { analyticsDb } from '../../src/analytics/store/analytics-schema.js';
 import { eachDatabase, freshDatabase, postgresSkip, type TestDatabase } from '../helpers/databases.js';
+import { until } from '../helpers/load.js';
 import { startServer, type ServerProcess } from '../helpers/processes.js';
 
 const FLUSH_MS = 300;
@@ -23,14 +24,6 @@ const serverOn = (db: TestDatabase) =>
     RATE_LIMIT_PER_IP: '1000000',
     RATE_LIMIT_PER_ACCOUNT: '1000000',
   });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface Gap {
   from: number;
@@ -82,7 +75,7 @@ eachDatabase('recording across a crash', (kind) => {
     let server = await serverOn(db);
     const link = await linkOn(db, server);
     await link.redirect(server, 5);
-    await waitFor(async () => (await link.stats(server)).total === 5, 10_000);
+    await until('the 5 visits are counted', async () => (await link.stats(server)).total === 5, 10_000);
     await link.redirect(server, 3);
     const killedAt = Date.now();
     const dead = await kill(db, server, spawnedAt);
@@ -91,8 +84,8 @@ eachDatabase('recording across a crash', (kind) => {
     const firstVisitAfterRestart = Date.now();
     await link.redirect(server, 2);
     // The dead instance is noticed once it has missed three heartbeats.
-    await waitFor(async () => (await link.stats(server)).gaps.length > 0, 20_000);
-    await waitFor(async () => (await link.stats(server)).total >= 7, 10_000);
+    await until('the stats show a gap', async () => (await link.stats(server)).gaps.length > 0, 20_000);
+    await until('at least 7 visits are counted', async () => (await link.stats(server)).total >= 7, 10_000);
     const body = await link.stats(server);
     assert.ok(body.total >= 7 && body.total <= 10, `flushed visits and those after the restart are kept (total ${body.total})`);
     assert.equal(body.gaps.length, 1);
@@ -128,13 +121,13 @@ test('several instances on PostgreSQL: one killed while another runs', { skip: p
     const victim = await serverOn(db);
     const link = await linkOn(db, running);
     await Promise.all([link.redirect(running, 3), link.redirect(victim, 3)]);
-    await waitFor(async () => (await link.stats(running)).total === 6, 10_000);
+    await until('the 6 visits are counted', async () => (await link.stats(running)).total === 6, 10_000);
     await link.redirect(victim, 2);
     const killedAt = Date.now();
     const dead = await kill(db, victim, spawnedAt);
     await link.redirect(running, 2);
-    await waitFor(async () => (await link.stats(running)).gaps.length > 0, 20_000);
-    await waitFor(async () => (await link.stats(running)).total >= 8, 10_000);
+    await until('the stats show a gap', async () => (await link.stats(running)).gaps.length > 0, 20_000);
+    await until('at least 8 visits are counted', async () => (await link.stats(running)).total >= 8, 10_000);
     const { gaps } = await link.stats(running);
     assert.deepEqual(gaps, [{ from: Number(dead.flushed_to), to: Number(dead.beat_at) + SILENCE_MS, reason: 'recording_unavailable' }]);
     assert.ok(gaps[0]!.from <= killedAt && gaps[0]!.to >= killedAt, 'the gap covers the moment of the crash');
@@ -145,7 +138,7 @@ test('several instances on PostgreSQL: one killed while another runs', { skip: p
     let victim = await serverOn(db);
     const link = await linkOn(db, running);
     await link.redirect(victim, 3);
-    await waitFor(async () => (await link.stats(running)).total === 3, 10_000);
+    await until('the 3 visits are counted', async () => (await link.stats(running)).total === 3, 10_000);
     await link.redirect(victim, 2);
     const killedAt = Date.now();
     const dead = await kill(db, victim, spawnedAt);
@@ -153,13 +146,13 @@ test('several instances on PostgreSQL: one killed while another runs', { skip: p
     const firstVisitAfterRestart = Date.now();
     await link.redirect(victim, 2);
     const ofDead = async () => (await link.stats(running)).gaps.find((gap) => gap.from === Number(dead.flushed_to));
-    await waitFor(async () => (await ofDead()) !== undefined, 20_000);
+    await until('the stats show the gap of the killed instance', async () => (await ofDead()) !== undefined, 20_000);
     const gap = (await ofDead())!;
     assert.ok(gap.to <= firstVisitAfterRestart, 'the gap ends at or before the first visit recorded after the restart');
     assert.ok(gap.to >= killedAt, 'the gap covers the moment of the crash');
     const restarted = (await instances(db)).find((row) => Number(row.started_at) > Number(dead.started_at))!;
     assert.deepEqual(gap, { from: Number(dead.flushed_to), to: Number(restarted.started_at), reason: 'recording_unavailable' });
-    await waitFor(async () => (await link.stats(running)).total >= 5, 10_000);
+    await until('at least 5 visits are counted', async () => (await link.stats(running)).total >= 5, 10_000);
     assert.equal(await victim.stop('SIGTERM'), 0);
   });
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ApiResponse, Harness } from './harness.js';
+import { until } from './load.js';
 
 /** Strong enough for zxcvbn (score 4), and never a real password. */
 export const STRONG_PASSWORD = 'violet-tractor-mango-1987';
@@ -50,13 +51,9 @@ export function mails(dir: string): ReceivedMail[] {
 
 /** Waits (with a deadline) for the `count`-th mail to `to`, and returns it. */
 export async function waitForMail(dir: string, to: string, count = 1, deadlineMs = 10_000): Promise<ReceivedMail> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const found = mails(dir).filter((mail) => mail.to.includes(to));
-    if (found.length >= count) return found[count - 1]!;
-    if (Date.now() > deadline) throw new Error(`no mail #${count} to ${to} in ${dir} within ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  let found: ReceivedMail[] = [];
+  await until(`mail #${count} to ${to} is in ${dir}`, () => (found = mails(dir).filter((mail) => mail.to.includes(to))).length >= count, deadlineMs);
+  return found[count - 1]!;
 }
 
 /** The token of the first website link in a mail (…/app/verify?token=… or …/app/reset?token=…). */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import { once } from 'node:events';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
@@ -12,6 +12,7 @@ import { clientAddress } from '../../src/platform/http/client-address.js';
 import { linkWithKey, stats } from '../helpers/analytics.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
+import { until } from '../helpers/load.js';
 
 /**
  * /s/ and /q/ are answered before Fastify (src/links/fast-redirect.ts); the forms the fast path leaves
@@ -200,13 +201,15 @@ describe('the fast path while the server closes', () => {
     await new Promise((resolve) => socket.once('connect', resolve));
     // A request in flight holds the connection open through the close; a redirect is pipelined behind it.
     const body = '{"target":"https://example.org/drain"}';
+    const inFlight = once(h.app.server, 'request');
     socket.write(
       `POST /api/v1/links HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
         `Authorization: Bearer ${key}\r\nIdempotency-Key: ${crypto.randomUUID()}\r\n\r\n${body.slice(0, 5)}`,
     );
-    await sleep(100);
+    await inFlight;
     closing = h.app.close();
-    await sleep(100);
+    // Fastify stops listening once its preClose hooks have run, the fast path's among them.
+    await until('the server has stopped listening', () => !h.app.server.listening);
     socket.write(`${body.slice(5)}${head('GET', `/s/${link.slug}`)}`);
     await Promise.all([closed, closing]);
     const responses = received.split(/(?=HTTP\/1\.1 )/);

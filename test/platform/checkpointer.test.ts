@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/platform/database/database.js';
+import { until } from '../helpers/load.js';
 
 test('on SQLite the write-ahead log is copied into the database file by a worker thread, not by a commit, and close stops it', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkpointer-'));
@@ -23,8 +23,7 @@ test('on SQLite the write-ahead log is copied into the database file by a worker
       });
     }
     assert.ok(fs.statSync(`${file}-wal`).size > 7_000_000);
-    for (let waited = 0; size() - before < 7_000_000 && waited < 10_000; waited += 100) await sleep(100);
-    assert.ok(size() - before >= 7_000_000, `database file grew by ${size() - before} bytes`);
+    await until('the worker has copied the log into the database file (it grows by 7 MB)', () => size() - before >= 7_000_000, 10_000);
   } finally {
     await database.close();
     fs.rmSync(dir, { recursive: true, force: true });

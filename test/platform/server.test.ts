@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import net from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { commands } from '../../src/cli/commands.js';
 import { loadConfig } from '../../src/platform/config.js';
@@ -10,6 +9,7 @@ import { openDatabase } from '../../src/platform/database/database.js';
 import { ERROR_STATUS } from '../../src/platform/errors.js';
 import { freshDatabaseUrl } from '../helpers/databases.js';
 import { ALL_SCOPES, Harness } from '../helpers/harness.js';
+import { until } from '../helpers/load.js';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -42,17 +42,17 @@ function spawnServer(env: Record<string, string>): Server {
 }
 
 async function waitUntilHealthy(server: Server): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
-    try {
-      if ((await fetch(`${server.base}/health`)).status === 200) return;
-    } catch {
-      /* not listening yet */
-    }
-    await sleep(100);
-  }
-  throw new Error(`server did not become healthy:\n${server.output()}`);
+  await until(
+    'the server answers /health',
+    async () => {
+      if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
+      return fetch(`${server.base}/health`).then(
+        (res) => res.status === 200,
+        () => false, // not listening yet
+      );
+    },
+    20_000,
+  );
 }
 
 /** API.md part 5: the scope of each endpoint and whether a link's trial token is accepted instead. */
@@ -244,13 +244,16 @@ describe('the server process', () => {
 
   test('SIGTERM lets requests in flight finish, answers one queued behind them, then exits 0 promptly', async () => {
     const { port } = new URL(server.base);
+    // Expect: 100-continue makes the server say when it has read a request's head and routed it: from
+    // then on the request is in flight.
     const post = (target: string) => {
       const body = JSON.stringify({ target });
       const head =
         `POST /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Authorization: Bearer ${apiKey}\r\nIdempotency-Key: ${crypto.randomUUID()}\r\n\r\n`;
+        `Authorization: Bearer ${apiKey}\r\nIdempotency-Key: ${crypto.randomUUID()}\r\nExpect: 100-continue\r\n\r\n`;
       return { start: head + body.slice(0, 10), rest: body.slice(10) };
     };
+    const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
     const connect = async () => {
       const socket = net.connect(Number(port), '127.0.0.1');
       const state = { received: '', closed: new Promise((resolve) => socket.on('close', resolve)) };
@@ -266,10 +269,11 @@ describe('the server process', () => {
     const second = post('https://example.org/in-flight-2');
     lone.socket.write(first.start);
     busy.socket.write(second.start);
-    await sleep(300);
+    await until('both requests are in flight', () => lone.state.received.startsWith(CONTINUE) && busy.state.received.startsWith(CONTINUE));
+    const logged = server.output().length;
     const signalled = Date.now();
     server.child.kill('SIGTERM');
-    await sleep(300);
+    await until('the server logs that it is shutting down', () => server.output().slice(logged).includes('"msg":"shutting down"'));
     assert.equal(server.child.exitCode, null, 'still running while requests are in flight');
     lone.socket.write(first.rest);
     busy.socket.write(`${second.rest}GET /api/v1/trial HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
@@ -279,9 +283,10 @@ describe('the server process', () => {
     assert.equal(code, 0, server.output());
     assert.ok(elapsed < 2500, `exited ${elapsed} ms after SIGTERM: idle keep-alive connections must not hold the shutdown`);
 
-    assert.match(lone.state.received, /^HTTP\/1\.1 200 /);
-    assert.ok(lone.state.received.includes('"target":"https://example.org/in-flight-1"'), lone.state.received);
-    const responses = busy.state.received.split(/(?=HTTP\/1\.1 )/);
+    const loneAnswer = lone.state.received.slice(CONTINUE.length);
+    assert.match(loneAnswer, /^HTTP\/1\.1 200 /);
+    assert.ok(loneAnswer.includes('"target":"https://example.org/in-flight-1"'), loneAnswer);
+    const responses = busy.state.received.slice(CONTINUE.length).split(/(?=HTTP\/1\.1 )/);
     assert.equal(responses.length, 2, busy.state.received);
     assert.match(responses[0]!, /^HTTP\/1\.1 200 /);
     assert.ok(responses[0]!.includes('"target":"https://example.org/in-flight-2"'), responses[0]);
