@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -12,6 +11,7 @@ import type { PressureReading } from '../../src/limits/load-shedding.js';
 import { linkWithKey } from '../helpers/analytics.js';
 import { eachDatabase, freshDatabase, type DatabaseKind, type TestDatabase } from '../helpers/databases.js';
 import { Harness, TestClock } from '../helpers/harness.js';
+import { until } from '../helpers/load.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const LIVE = ['/health/live', '/livez'];
@@ -20,16 +20,6 @@ const READY = ['/health/ready', '/readyz', '/health'];
 async function get(base: string, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(base + path, { headers, redirect: 'manual' });
   return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-/** Polls until `check` holds; the deadline only bounds a failing test. */
-async function waitFor(what: string, check: () => Promise<boolean>, deadlineMs = 20_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function assertReady(base: string) {
@@ -66,7 +56,7 @@ async function holdDatabase(database: TestDatabase, kind: DatabaseKind): Promise
       await released;
     }),
   );
-  await waitFor('the connections to be held', async () => held === connections);
+  await until('the connections are held', () => held === connections, 20_000);
   return async () => {
     release();
     await Promise.all(transactions);
@@ -95,14 +85,16 @@ eachDatabase('health endpoints', (kind) => {
       try {
         // Every connection is held: a per-request ping would wait here until the release.
         await assertReady(h.baseUrl);
-        await waitFor('readiness to go 503', async () => (await get(h.baseUrl, '/readyz')).status === 503);
-        await assertUnready(h.baseUrl);
         // On PostgreSQL an API request waits for a connection until the pool gives up: a storage error.
-        if (kind === 'postgres') assert.equal((await h.request('GET', '/links', { key })).status, 503);
+        // It is sent now, so that its wait and the probe's run side by side.
+        const waiting = kind === 'postgres' ? h.request('GET', '/links', { key }) : undefined;
+        await until('readiness answers 503', async () => (await get(h.baseUrl, '/readyz')).status === 503, 20_000);
+        await assertUnready(h.baseUrl);
+        if (waiting) assert.equal((await waiting).status, 503);
       } finally {
         await release();
       }
-      await waitFor('readiness to come back', async () => (await get(h.baseUrl, '/readyz')).status === 200);
+      await until('readiness answers 200 again', async () => (await get(h.baseUrl, '/readyz')).status === 200, 20_000);
       await assertReady(h.baseUrl);
       if (kind === 'postgres') {
         const text = (await get(h.baseUrl, '/metrics', { authorization: `Bearer ${TOKEN}` })).text;
@@ -121,7 +113,7 @@ eachDatabase('health endpoints', (kind) => {
       assert.equal(sample(await metrics(), 'shortlinks_ready'), 1);
       assert.equal(sample(await metrics(), 'shortlinks_database_errors_total', { operation: 'probe' }), 0);
       await database.close();
-      await waitFor('readiness to go 503', async () => (await get(h.baseUrl, '/health/ready')).status === 503);
+      await until('readiness answers 503', async () => (await get(h.baseUrl, '/health/ready')).status === 503, 20_000);
       await assertUnready(h.baseUrl);
       const text = await metrics();
       assert.equal(sample(text, 'shortlinks_ready'), 0);
