@@ -4,10 +4,11 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { eachDatabase } from '../helpers/databases.js';
+import { until } from '../helpers/load.js';
 import { logoPng } from '../helpers/png.js';
 import { scanSvg } from '../helpers/qr-scan.js';
 import { axeInBothModes, browserSkip, collectCspViolations } from './browser.js';
-import { cli, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
+import { cli, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
 
 const EMAIL = 'grace@example.com';
 const PASSWORD = 'copper-lantern-meadow-4412';
@@ -15,6 +16,10 @@ const DESKTOP = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like
 const PHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 
 const ALLOWANCE = 4;
+/** How often the link page asks for its stats again by itself (REFRESH_MS in web/src/pages/link/use-stats.ts). */
+const PAGE_REFRESH_MS = 10_000;
+/** How long new visits may take to be recorded, and then shown. */
+const SHOWN_MS = 30_000;
 
 interface MadeLink {
   id: string;
@@ -44,6 +49,8 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     assert.equal(made.status, 200);
     link = (await made.json()) as MadeLink;
     ({ context, page } = await newPage(world));
+    // The page's timers run on a clock the test can move on: its refresh need not be waited out.
+    await context.clock.install();
     csp = collectCspViolations(page);
     await signIn(page, EMAIL, PASSWORD);
   });
@@ -51,6 +58,23 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     await context?.close();
     await world?.close();
   });
+
+  /**
+   * Waits until the server has recorded what `recorded` looks for (read as the page's session), then
+   * until the page shows it, moving the page's clock on by its refresh period so that it asks again by itself.
+   */
+  async function untilShown(what: string, recorded: (stats: { total: number; gaps: unknown[] }) => boolean, shown: () => Promise<boolean>) {
+    await until(`the server has recorded ${what}`, async () => recorded((await fetchInPage(page, `/api/v1/links/${link.id}/stats?days=7`)).body), SHOWN_MS);
+    await until(
+      `the page shows ${what}`,
+      async () => {
+        if (await shown()) return true;
+        await page.clock.fastForward(PAGE_REFRESH_MS);
+        return false;
+      },
+      SHOWN_MS,
+    );
+  }
 
   test('visits through the short URL and the QR URL appear in the chart’s table while the page stays open', { skip: browserSkip }, async () => {
     await page.goto(`/app/links/${link.id}`);
@@ -66,7 +90,11 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     const clicked = await fetch(link.shortUrl, { redirect: 'manual', headers: { 'user-agent': DESKTOP } });
     assert.equal(clicked.status, 302);
     // No reload: the section asks again by itself.
-    await until(async () => JSON.stringify(await cells(todayRow)) === JSON.stringify([today, '1', '1', '2', '']), 'both visits in the table');
+    await untilShown(
+      'both visits',
+      (stats) => stats.total === 2,
+      async () => JSON.stringify(await cells(todayRow)) === JSON.stringify([today, '1', '1', '2', '']),
+    );
     await page
       .getByRole('table', { name: 'Devices' })
       .getByRole('row', { name: /Mobile/ })
@@ -132,7 +160,11 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     await page.getByRole('radio', { name: '7 days' }).check();
     const rows = page.getByRole('region', { name: /daily visits/i }).getByRole('row');
     const todayRow = rows.filter({ hasText: today });
-    await until(async () => (await rows.count()) === 8 && (await cells(todayRow))[1] === '3', 'seven days with the new visits');
+    await untilShown(
+      'the new visits over seven days',
+      (stats) => stats.total === 4,
+      async () => (await rows.count()) === 8 && (await cells(todayRow))[1] === '3',
+    );
     const csv = await download(page, page.getByRole('button', { name: 'Download CSV' }));
     assert.match(csv.name, /\.csv$/);
     const lines = csv.bytes.toString('utf8').trim().split(/\r?\n/);
@@ -144,7 +176,12 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
   test('a visit past the monthly recording allowance is a gap, shaded on the chart and named in the table and the list', { skip: browserSkip }, async () => {
     const section = page.getByRole('region', { name: 'Analytics' });
     assert.equal((await fetch(link.qrUrl, { redirect: 'manual', headers: { 'user-agent': PHONE } })).status, 302);
-    await section.getByText(/UTC: Monthly recording allowance used up/).waitFor({ timeout: 30_000 });
+    const gap = section.getByText(/UTC: Monthly recording allowance used up/);
+    await untilShown(
+      'the gap',
+      (stats) => stats.gaps.length > 0,
+      () => gap.isVisible(),
+    );
     const today = new Date().toISOString().slice(0, 10);
     const todayRow = section.getByRole('region', { name: /daily visits/i }).getByRole('row', { name: new RegExp(today) });
     assert.deepEqual(await cells(todayRow), [today, '3', '1', String(ALLOWANCE), 'Monthly recording allowance used up']);
@@ -169,15 +206,6 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
 
 async function cells(row: ReturnType<Page['getByRole']>): Promise<string[]> {
   return (await row.locator('th, td').allInnerTexts()).map((text) => text.trim());
-}
-
-/** Polls `ready` until it holds, for at most 30 s: the page refreshes its stats every 10 s. */
-async function until(ready: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 async function download(page: Page, button: ReturnType<Page['getByRole']>): Promise<{ name: string; bytes: Buffer }> {
