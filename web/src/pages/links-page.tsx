@@ -22,7 +22,9 @@ export default function LinksPage() {
   const [search, setSearch] = useState('');
   const [offset, setOffset] = useState(0);
   const query = useDebounced(search.trim(), SEARCH_PAUSE_MS);
-  const [page, setPage] = useState<LinkPage>();
+  // The page with the search and offset it answers: until the next one arrives, what is shown (and
+  // announced) is what was found, not what is being typed.
+  const [shown, setShown] = useState<{ page: LinkPage; query: string; offset: number }>();
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(true);
 
@@ -35,7 +37,7 @@ export default function LinksPage() {
     api<LinkPage>('GET', `/links?${params}`, undefined, { signal: abort.signal })
       .then((answer) => {
         markArrived();
-        setPage(answer);
+        setShown({ page: answer, query, offset });
         setError(null);
         setLoading(false);
       })
@@ -60,7 +62,7 @@ export default function LinksPage() {
       </div>
       <Busy busy={loading} text="Loading links…" />
       <ErrorMessage error={error} />
-      {page && <Results page={page} offset={offset} query={query} onOffset={setOffset} />}
+      {shown && <Results page={shown.page} offset={shown.offset} query={shown.query} onOffset={setOffset} />}
     </section>
   );
 }
