@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { commands } from '../../src/cli/commands.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
+import type { RandomBytes } from '../../src/links/slugs.js';
 import { freshDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export const ALL_SCOPES = 'links:read,links:write,analytics:read,qr:read,credits:spend';
@@ -52,13 +53,14 @@ export class Harness {
     readonly baseUrl: string,
   ) {}
 
-  static async start(kind: DatabaseKind, env: Record<string, string> = {}, database?: TestDatabase): Promise<Harness> {
+  /** `randomBytes` replaces the service's randomness (slugs, keys), the one edge besides the clock that tests fake. */
+  static async start(kind: DatabaseKind, env: Record<string, string> = {}, database?: TestDatabase, randomBytes?: RandomBytes): Promise<Harness> {
     const db = database ?? (await freshDatabase(kind));
     const clock = new TestClock();
     // API rate limits are raised so suites that make many requests test their own rule, not the limiter;
     // the rate-limit suite sets its own values.
     const config = loadConfig({ PUBLIC_URL: 'http://sho.rt', RATE_LIMIT_PER_IP: '1000000', RATE_LIMIT_PER_ACCOUNT: '1000000', ...PROTECTION_OFF, ...env });
-    const app = await buildApp({ config, database: db, now: clock.now });
+    const app = await buildApp({ config, database: db, now: clock.now, randomBytes });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
     return new Harness(app, db, config, clock, `http://127.0.0.1:${port}`);
@@ -78,6 +80,13 @@ export class Harness {
     const account = await this.cli('accounts create', { email: `${crypto.randomUUID()}@example.test` });
     const key = await this.cli('keys create', { account: account.id, scopes, ...(budget === undefined ? {} : { budget: String(budget) }) });
     return { accountId: account.id, key: key.key, keyId: key.id };
+  }
+
+  /** Links stored, of one account or of all: what a refused or replayed creation must not have added to. */
+  async linkCount(accountId?: string): Promise<number> {
+    let query = this.database.db.selectFrom('links').select((eb) => eb.fn.countAll().as('n'));
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    return Number((await query.executeTakeFirstOrThrow()).n);
   }
 
   async keyFor(accountId: string, scopes = ALL_SCOPES): Promise<string> {
