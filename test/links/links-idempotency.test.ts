@@ -12,17 +12,6 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
   });
   after(async () => h.close());
 
-  const linkCount = async (accountId: string) =>
-    Number(
-      (
-        await h.database.db
-          .selectFrom('links')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('account_id', '=', accountId)
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-
   test('a replay with the same payload returns the first result and creates nothing', async () => {
     const { key, accountId } = await h.account();
     const idem = crypto.randomUUID();
@@ -31,7 +20,7 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
     const replay = await h.createLink({ title: 'x', target: 'https://example.org/i' }, { key, idempotencyKey: idem });
     assert.equal(replay.status, 200);
     assert.deepEqual(replay.body, first.body);
-    assert.equal(await linkCount(accountId), 1);
+    assert.equal(await h.linkCount(accountId), 1);
   });
 
   test('the same key with another payload is 409 request_conflict', async () => {
@@ -40,7 +29,7 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
     await h.createLink({ target: 'https://example.org/a' }, { key, idempotencyKey: idem });
     const other = await h.createLink({ target: 'https://example.org/b' }, { key, idempotencyKey: idem });
     assert.deepEqual([other.status, other.body], [409, { error: 'request_conflict' }]);
-    assert.equal(await linkCount(accountId), 1);
+    assert.equal(await h.linkCount(accountId), 1);
   });
 
   test('the same key sent by another key of the account is 409 request_conflict', async () => {
@@ -72,7 +61,7 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
     h.clock.advance(86_400_000);
     const tomorrow = await h.createLink({ target: 'https://example.org/n' }, { key, idempotencyKey: idem, headers });
     assert.deepEqual([tomorrow.status, tomorrow.body], [409, { error: 'request_conflict' }]);
-    assert.equal(await linkCount(accountId), 1);
+    assert.equal(await h.linkCount(accountId), 1);
   });
 
   test('many parallel requests with one key create exactly one link', async () => {
@@ -86,7 +75,7 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
       JSON.stringify(results.map((r) => r.status)),
     );
     assert.equal(new Set(ok.map((r) => r.body.id)).size, 1);
-    assert.equal(await linkCount(accountId), 1);
+    assert.equal(await h.linkCount(accountId), 1);
     const after = await h.createLink({ target: 'https://example.org/p' }, { key, idempotencyKey: idem });
     assert.equal(after.body.id, ok[0]!.body.id);
   });
@@ -95,7 +84,7 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
     const { key, accountId } = await h.account();
     const results = await Promise.all(Array.from({ length: 25 }, (_, i) => h.createLink({ target: `https://example.org/${i}` }, { key })));
     assert.ok(results.every((r) => r.status === 200));
-    assert.equal(await linkCount(accountId), 25);
+    assert.equal(await h.linkCount(accountId), 25);
   });
 
   test('a failed request leaves no record: the same key succeeds once the cause is fixed', async () => {
@@ -113,7 +102,7 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
       .execute();
     const retry = await h.createLink({ target: 'https://example.org/o', alias }, { key, idempotencyKey: idem });
     assert.equal(retry.status, 200);
-    assert.equal(await linkCount(accountId), 1);
+    assert.equal(await h.linkCount(accountId), 1);
   });
 
   test('a claim left by a crashed request is 409 while it may still be running, then taken over', async () => {
@@ -132,7 +121,7 @@ eachDatabase('Idempotency-Key on POST /links', (kind) => {
     assert.equal(late.status, 200);
     const replay = await h.createLink({ target: 'https://example.org/crash' }, { key, idempotencyKey: idem });
     assert.equal(replay.body.id, late.body.id);
-    assert.equal(await linkCount(accountId), 1);
+    assert.equal(await h.linkCount(accountId), 1);
   });
 });
 
