@@ -9,17 +9,25 @@ import { until } from '../helpers/load.js';
 import { startServer, type ServerProcess } from '../helpers/processes.js';
 
 const FLUSH_MS = 300;
-/** Long enough that a restart is up before the dead instance counts as dead (three missed heartbeats). */
+/**
+ * Beside a running instance: long enough that a restart is up before the running one counts the dead
+ * instance as dead (three missed heartbeats), so that the gap can end where the restart began recording.
+ */
 const HEARTBEAT_MS = 2000;
 const SILENCE_MS = 3 * Math.max(HEARTBEAT_MS, FLUSH_MS);
+/**
+ * A lone instance: only its restart can count it as dead, and the gap then ends at the restart's start
+ * however short the silence; a short one lets the restart report the gap as soon as it is up.
+ */
+const LONE_HEARTBEAT_MS = 300;
 
 /** A real server process with fast flushes so the test stays short. */
-const serverOn = (db: TestDatabase) =>
+const serverOn = (db: TestDatabase, heartbeatMs = HEARTBEAT_MS) =>
   startServer({
     DATABASE_URL: db.url,
     LOG_LEVEL: 'error',
     ANALYTICS_FLUSH_INTERVAL_MS: String(FLUSH_MS),
-    ANALYTICS_HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
+    ANALYTICS_HEARTBEAT_INTERVAL_MS: String(heartbeatMs),
     // The test polls stats until a state is reached: the API's rate limits are not what it tests.
     RATE_LIMIT_PER_IP: '1000000',
     RATE_LIMIT_PER_ACCOUNT: '1000000',
@@ -72,7 +80,7 @@ eachDatabase('recording across a crash', (kind) => {
 
   test('after a SIGKILL and a restart the gap runs from the last heartbeat to the restart, and every flushed visit is kept', async () => {
     const spawnedAt = Date.now();
-    let server = await serverOn(db);
+    let server = await serverOn(db, LONE_HEARTBEAT_MS);
     const link = await linkOn(db, server);
     await link.redirect(server, 5);
     await until('the 5 visits are counted', async () => (await link.stats(server)).total === 5, 10_000);
@@ -80,7 +88,7 @@ eachDatabase('recording across a crash', (kind) => {
     const killedAt = Date.now();
     const dead = await kill(db, server, spawnedAt);
 
-    server = await serverOn(db);
+    server = await serverOn(db, LONE_HEARTBEAT_MS);
     const firstVisitAfterRestart = Date.now();
     await link.redirect(server, 2);
     // The dead instance is noticed once it has missed three heartbeats.
