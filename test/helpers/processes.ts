@@ -2,6 +2,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { entryPointArgs } from './entry-points.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -46,7 +47,7 @@ export async function startServer(env: Record<string, string>, nodeFlags: string
 
 async function startOnce(env: Record<string, string>, nodeFlags: string[]): Promise<ServerProcess | undefined> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...nodeFlags, ...entryPointArgs('server')], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -92,12 +93,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The real admin command line in its own process, exactly as an operator runs it from a checkout. */
+/** The real admin command line (src/cli/main.ts) in its own process, given what an operator gives it: arguments and DATABASE_URL. */
 export async function runCli(databaseUrl: string, ...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      [...entryPointArgs('cli'), ...args],
       { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl } },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/platform/config.js';
 import { openDatabase } from '../../src/platform/database/database.js';
 import { ERROR_STATUS } from '../../src/platform/errors.js';
 import { freshDatabaseUrl } from '../helpers/databases.js';
+import { entryPointArgs } from '../helpers/entry-points.js';
 import { ALL_SCOPES, Harness } from '../helpers/harness.js';
 import { until } from '../helpers/load.js';
 
@@ -26,9 +27,9 @@ interface Server {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The real server process, as `npm start` runs it (through tsx instead of the build). */
+/** The real server process, as `npm start` runs it (from src/ as it is now instead of the build). */
 function spawnServer(env: Record<string, string>): Server {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, entryPointArgs('server'), {
     env: { ...process.env, HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
