@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { eachDatabase } from '../helpers/databases.js';
 import { axeInBothModes, browserSkip, collectCspViolations, screenshot } from './browser.js';
-import { cli, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
+import { admin, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
 
 const EMAIL = 'grace@example.com';
 const PASSWORD = 'copper-lantern-orchard-4412';
@@ -17,8 +17,8 @@ eachDatabase('a person on the website: usage and billing', (kind) => {
   before(async () => {
     if (browserSkip) return;
     world = await startWebsite(kind);
-    const account = await cli(world, 'accounts', 'create', '--email', EMAIL, '--password', PASSWORD);
-    await cli(world, 'credits', 'grant', '--account', account.id, '--credits', '120');
+    const account = await admin(world, 'accounts create', { email: EMAIL, password: PASSWORD });
+    await admin(world, 'credits grant', { account: account.id, credits: '120' });
     ({ context, page } = await newPage(world));
     csp = collectCspViolations(page);
     await signIn(page, EMAIL, PASSWORD);

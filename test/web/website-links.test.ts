@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { openDatabase } from '../../src/platform/database/database.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { axeInBothModes, browserSkip, collectCspViolations, screenshot } from './browser.js';
-import { cli, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
+import { admin, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
 
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'violet-harbour-kettle-9034';
@@ -66,9 +66,9 @@ eachDatabase('a person on the website: links', (kind) => {
   before(async () => {
     if (browserSkip) return;
     world = await startWebsite(kind);
-    const account = await cli(world, 'accounts', 'create', '--email', EMAIL, '--password', PASSWORD);
-    await cli(world, 'credits', 'grant', '--account', account.id, '--credits', '300');
-    apiKey = (await cli(world, 'keys', 'create', '--account', account.id, '--scopes', 'links:read,links:write,credits:spend', '--name', 'batch')).key;
+    const account = await admin(world, 'accounts create', { email: EMAIL, password: PASSWORD });
+    await admin(world, 'credits grant', { account: account.id, credits: '300' });
+    apiKey = (await admin(world, 'keys create', { account: account.id, scopes: 'links:read,links:write,credits:spend', name: 'batch' })).key;
     ({ context, page } = await newPage(world));
     csp = collectCspViolations(page);
   });

@@ -8,7 +8,7 @@ import { until } from '../helpers/load.js';
 import { logoPng } from '../helpers/png.js';
 import { scanSvg } from '../helpers/qr-scan.js';
 import { axeInBothModes, browserSkip, collectCspViolations } from './browser.js';
-import { cli, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
+import { admin, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
 
 const EMAIL = 'grace@example.com';
 const PASSWORD = 'copper-lantern-meadow-4412';
@@ -39,8 +39,8 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     if (browserSkip) return;
     // Four recorded visits a month: the fifth, late in the suite, opens a gap in recording.
     world = await startWebsite(kind, { FREE_VISITS_PER_MONTH: String(ALLOWANCE) });
-    const account = await cli(world, 'accounts', 'create', '--email', EMAIL, '--password', PASSWORD);
-    const { key } = await cli(world, 'keys', 'create', '--account', account.id, '--scopes', 'links:write');
+    const account = await admin(world, 'accounts create', { email: EMAIL, password: PASSWORD });
+    const { key } = await admin(world, 'keys create', { account: account.id, scopes: 'links:write' });
     const made = await fetch(`${world.server.baseUrl}/api/v1/links`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },

@@ -2,8 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { commands } from '../../src/cli/commands.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { openDatabase } from '../../src/platform/database/database.js';
 import { freshDatabaseUrl, type DatabaseKind } from '../helpers/databases.js';
-import { runCli, startServer, type ServerProcess } from '../helpers/processes.js';
+import { startServer, type ServerProcess } from '../helpers/processes.js';
 import { ensureWebsiteBuilt, launchBrowser } from './browser.js';
 
 /** The real server in its own process, a fresh database, a mail folder, and a browser. */
@@ -50,11 +53,18 @@ export async function startWebsite(kind: DatabaseKind, env: Record<string, strin
   };
 }
 
-/** The operator's command line on the same database, as in the README. */
-export async function cli(world: WebsiteWorld, ...args: string[]): Promise<any> {
-  const result = await runCli(world.databaseUrl, ...args);
-  if (result.code !== 0) throw new Error(`cli ${args.join(' ')}: ${result.stderr}`);
-  return JSON.parse(result.stdout);
+/**
+ * An operator's command (README, "Admin command line") on the server's database, run in this process
+ * with the code the CLI runs: the suites here test the website, and the CLI's own suite starts it as a
+ * process of its own.
+ */
+export async function admin(world: WebsiteWorld, name: string, values: Record<string, string>): Promise<any> {
+  const database = await openDatabase(world.databaseUrl);
+  try {
+    return await commands[name]!.run(values, { database, config: loadConfig({ DATABASE_URL: world.databaseUrl }), now: Date.now() });
+  } finally {
+    await database.close();
+  }
 }
 
 export async function newPage(world: WebsiteWorld, options: { width?: number } = {}): Promise<{ context: BrowserContext; page: Page }> {
