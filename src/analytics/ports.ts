@@ -33,9 +33,6 @@ export interface VisitClass {
  */
 export type Counts = Partial<Record<Dimension, Record<string, number>>>;
 
-/** Counts on their way into a rollup row: one Map per dimension, safe for any value and quick to add to. */
-export type CountMaps = Partial<Record<Dimension, Map<string, number>>>;
-
 /** Visits of one link that were not recorded, and the span of time they fell in. */
 export interface Shortfall {
   linkId: string | null;
@@ -55,7 +52,15 @@ export interface Recorded {
   linkId: string;
   day: string;
   visits: number;
-  counts: CountMaps;
+  /** What the visits add to the link's rollup row of the day, summed when asked. */
+  rollup(): RollupCounts;
+}
+
+/** Visits through /s/ and through /q/, and the counts of every dimension as JSON (Counts). */
+export interface RollupCounts {
+  s: number;
+  q: number;
+  counts: string;
 }
 
 export interface FlushBatch {

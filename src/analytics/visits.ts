@@ -1,5 +1,5 @@
 import { DAY_MS, utcDay } from '../platform/time.js';
-import type { CountMaps, LinkRef, Recorded, Source, VisitClass } from './ports.js';
+import type { LinkRef, Recorded, RollupCounts, Source, VisitClass } from './ports.js';
 
 /**
  * Trial links have no account; grouped under a key that sorts after every account id (UUIDs are
@@ -8,17 +8,14 @@ import type { CountMaps, LinkRef, Recorded, Source, VisitClass } from './ports.j
 export const TRIAL_GROUP = '~trial';
 
 /**
- * One link's visits of one day: per dimension, the visits of each value, values in order of their
- * first visit. The visitor class stands for device, browser and bot together.
+ * One link's visits of one day: how many, and where they are in the day's list (its first visit, and
+ * its last, which the next one is chained to).
  */
 interface LinkVisits {
   link: LinkRef;
   visits: number;
-  s: number;
-  q: number;
-  countries: Map<string, number>;
-  visitors: Map<VisitClass, number>;
-  referrers: Map<string, number>;
+  first: number;
+  last: number;
 }
 
 const bump = <K>(counts: Map<K, number>, key: K, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
@@ -27,23 +24,33 @@ const bump = <K>(counts: Map<K, number>, key: K, n: number) => counts.set(key, (
 export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Visits folded into the counts, or links granted, between two breaths: each slice takes a fraction of
- * a millisecond, so a redirect that arrives during a flush waits no longer than that (the p99 of
+ * Visits grouped, or links granted, between two breaths: each slice takes a fraction of a millisecond,
+ * so a redirect that arrives during a flush waits no longer than that (the p99 of
  * `npm run bench:redirect`).
  */
 const SLICE = 128;
 
+/** Fields of a visit in the day's list. */
+const FIELDS = 5;
+
 /**
  * The visits of one UTC day not yet flushed. A redirect appends its visit to a list (five references:
- * no lookup on the redirect path); the flush first folds the list into counts per link and dimension
- * value (tally), whose size grows with links and distinct values, not with visits. Links keep the
- * order of their first visit, which is the order in which an allowance that runs out grants them.
+ * no lookup on the redirect path). The flush groups the list by link (tally): links in the order of
+ * their first visit, which is the order in which an allowance that runs out grants them, and each
+ * link's visits chained in arrival order. A link's counts are summed from its chain only when the
+ * statement that stores them is built (GrantedVisits), so a flush holds no counts per link and value
+ * from its start to its commit: under load that was megabytes of young objects, which every minor
+ * garbage collection of the flush copied again (the p99 of `npm run bench:redirect`). The chain is an
+ * Int32Array, outside the collected heap.
  */
 export class DayVisits {
-  readonly links = new Map<string, LinkVisits>();
+  /** After a tally: the links, in the order of their first visit. */
+  links = new Map<string, LinkVisits>();
   visits = 0;
-  /** Visits not yet tallied: link, source, country, visitor, referrer, one after another. */
+  /** Link, source, country, visitor, referrer of each visit, one visit after another. */
   private list: unknown[] = [];
+  /** After a tally: for each visit but a link's last, the index of the link's next visit. */
+  private next = new Int32Array(0);
 
   constructor(
     readonly day: string,
@@ -56,46 +63,31 @@ export class DayVisits {
     this.visits++;
   }
 
-  /** Folds the listed visits into the counts, a slice at a time. */
+  /** Groups the visits by link, a slice at a time. Tallying again groups every visit anew. */
   async tally(): Promise<void> {
-    const list = this.list;
-    this.list = [];
-    for (let i = 0; i < list.length; i += 5) {
-      const own = this.of(list[i] as LinkRef);
-      if (list[i + 1] === 's') own.s++;
-      else own.q++;
-      bump(own.countries, list[i + 2] as string, 1);
-      bump(own.visitors, list[i + 3] as VisitClass, 1);
-      bump(own.referrers, list[i + 4] as string, 1);
-      own.visits++;
-      if ((i / 5) % SLICE === SLICE - 1) await breathe();
+    const links = new Map<string, LinkVisits>();
+    const next = new Int32Array(this.visits);
+    for (let v = 0; v < this.visits; v++) {
+      const link = this.list[FIELDS * v] as LinkRef;
+      const own = links.get(link.id);
+      if (own === undefined) links.set(link.id, { link, visits: 1, first: v, last: v });
+      else {
+        next[own.last] = v;
+        own.last = v;
+        own.visits++;
+      }
+      if (v % SLICE === SLICE - 1) await breathe();
     }
+    this.links = links;
+    this.next = next;
   }
 
-  /** Adds the visits of a later buffer of the same day after these (a failed flush's visits keep their place). */
+  /** Adds the visits of a later buffer of the same day after these (a failed flush's visits keep their place); tally again. */
   append(later: DayVisits): void {
     this.list = this.list.concat(later.list);
-    this.visits += later.list.length / 5;
-    for (const other of later.links.values()) {
-      const own = this.of(other.link);
-      own.s += other.s;
-      own.q += other.q;
-      for (const [country, n] of other.countries) bump(own.countries, country, n);
-      for (const [visitor, n] of other.visitors) bump(own.visitors, visitor, n);
-      for (const [referrer, n] of other.referrers) bump(own.referrers, referrer, n);
-      own.visits += other.visits;
-      this.visits += other.visits;
-    }
+    this.visits += later.visits;
+    this.links = new Map();
     this.from = Math.min(this.from, later.from);
-  }
-
-  private of(link: LinkRef): LinkVisits {
-    let own = this.links.get(link.id);
-    if (own === undefined) {
-      own = { link, visits: 0, s: 0, q: 0, countries: new Map(), visitors: new Map(), referrers: new Map() };
-      this.links.set(link.id, own);
-    }
-    return own;
   }
 
   /** Visits per account (trial links as TRIAL_GROUP), accounts in ascending order: the lock order. */
@@ -108,8 +100,7 @@ export class DayVisits {
   /**
    * What is recorded when each account may record `granted` of its visits: its links in order of
    * their first visit, until the grant is used up; the rest is refused, per link, with the account
-   * group that refused it. A link cut short keeps, in every dimension, its values in order of their
-   * first visit (`s` before `q`), up to the visits granted.
+   * group that refused it. A link cut short records its first visits, the same ones in every dimension.
    */
   async grant(granted: Map<string, number>): Promise<{ recorded: Recorded[]; refused: Map<string, { account: string; count: number }> }> {
     const left = new Map(granted);
@@ -121,52 +112,59 @@ export class DayVisits {
       const account = own.link.accountId ?? TRIAL_GROUP;
       const take = Math.min(own.visits, left.get(account) ?? 0);
       left.set(account, (left.get(account) ?? 0) - take);
-      if (take > 0) recorded.push({ linkId: own.link.id, day: this.day, visits: take, counts: countsOf(own, take) });
+      if (take > 0) recorded.push(new GrantedVisits(this.day, own, take, this.list, this.next));
       if (take < own.visits) refused.set(own.link.id, { account, count: own.visits - take });
     }
     return { recorded, refused };
   }
 }
 
-/** The first values of `counts` whose visits add up to `limit`, the last one cut to fit. */
-function first<K>(counts: Iterable<[K, number]>, limit: number): [K, number][] {
-  const taken: [K, number][] = [];
-  let left = limit;
-  for (const [key, n] of counts) {
-    if (left === 0) break;
-    taken.push([key, Math.min(n, left)]);
-    left -= Math.min(n, left);
+/** The first `visits` visits of a link, summed into a rollup row's counts when they are written. */
+class GrantedVisits implements Recorded {
+  readonly linkId: string;
+
+  constructor(
+    readonly day: string,
+    private readonly own: LinkVisits,
+    readonly visits: number,
+    private readonly list: unknown[],
+    private readonly next: Int32Array,
+  ) {
+    this.linkId = own.link.id;
   }
-  return taken;
+
+  rollup(): RollupCounts {
+    const { list, next } = this;
+    const country = new Map<string, number>();
+    const device = new Map<string, number>();
+    const browser = new Map<string, number>();
+    const bot = new Map<string, number>();
+    const referrer = new Map<string, number>();
+    let s = 0;
+    for (let n = 0, v = this.own.first; n < this.visits; n++, v = next[v]!) {
+      const at = FIELDS * v;
+      if (list[at + 1] === 's') s++;
+      bump(country, list[at + 2] as string, 1);
+      const visitor = list[at + 3] as VisitClass;
+      bump(device, visitor.device, 1);
+      bump(browser, visitor.browser, 1);
+      bump(bot, visitor.bot ? 'yes' : 'no', 1);
+      bump(referrer, list[at + 4] as string, 1);
+    }
+    const q = this.visits - s;
+    const source = q === 0 ? `"s":${s}` : s === 0 ? `"q":${q}` : `"s":${s},"q":${q}`;
+    const counts =
+      `{"source":{${source}},"country":${objectJson(country)},"device":${objectJson(device)},"browser":${objectJson(browser)},` +
+      `"referrer":${objectJson(referrer)},"bot":${objectJson(bot)}}`;
+    return { s, q, counts };
+  }
 }
 
-/** A link's counts as a rollup keeps them, of its first `limit` visits in every dimension. */
-function countsOf(own: LinkVisits, limit: number): CountMaps {
-  const all = limit >= own.visits;
-  const source = new Map<string, number>();
-  for (const [value, n] of first<Source>(
-    [
-      ['s', own.s],
-      ['q', own.q],
-    ],
-    limit,
-  ))
-    if (n > 0) source.set(value, n);
-  // The link's own maps where it is recorded whole: a flush only reads them, and a failed flush keeps them unchanged.
-  const counts: CountMaps = {
-    source,
-    country: all ? own.countries : new Map(first(own.countries, limit)),
-    device: new Map(),
-    browser: new Map(),
-    bot: new Map(),
-  };
-  for (const [visitor, n] of all ? own.visitors : first(own.visitors, limit)) {
-    bump(counts.device!, visitor.device, n);
-    bump(counts.browser!, visitor.browser, n);
-    bump(counts.bot!, visitor.bot ? 'yes' : 'no', n);
-  }
-  counts.referrer = all ? own.referrers : new Map(first(own.referrers, limit));
-  return counts;
+/** A JSON object of counts, written straight from a map in its order; values are quoted by JSON.stringify. */
+function objectJson(counts: Map<string, number>): string {
+  let json = '';
+  for (const [value, n] of counts) json += `${json === '' ? '' : ','}${JSON.stringify(value)}:${n}`;
+  return `{${json}}`;
 }
 
 /** Visits recorded per link, over the days of a flush. */
@@ -190,7 +188,7 @@ export class PendingVisits {
     this.visits++;
   }
 
-  /** Folds every day's listed visits into its counts (DayVisits.tally). */
+  /** Groups every day's visits by link (DayVisits.tally). */
   async tally(): Promise<void> {
     for (const day of this.days.values()) await day.tally();
   }

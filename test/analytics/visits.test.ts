@@ -9,22 +9,23 @@ const crawler = { device: 'bot' as const, browser: 'other', bot: true };
 const a = { id: 'link-a', accountId: 'account-1' };
 const b = { id: 'link-b', accountId: null };
 
-/** Per day, per link: visits, s and q, and each dimension's values in order, as plain data. */
-const contents = (pending: PendingVisits) =>
-  pending
-    .sorted()
-    .map((day) => [
-      day.day,
-      day.from,
-      [...day.links.values()].map((l) => [
-        l.link.id,
-        l.visits,
-        `s ${l.s} q ${l.q}`,
-        [...l.countries].join(' '),
-        [...l.visitors].map(([v, n]) => `${v.device},${n}`).join(' '),
-        [...l.referrers].join(' '),
-      ]),
-    ]);
+/** Per day, per link as a flush granting every visit writes it: visits, s and q, and each dimension's values in order. */
+const contents = async (pending: PendingVisits) => {
+  const days = [];
+  for (const day of pending.sorted()) {
+    const { recorded } = await day.grant(new Map(day.accountTotals()));
+    const links = recorded.map((r) => {
+      const { s, q, counts } = r.rollup();
+      const values = (dimension: string) =>
+        Object.entries((JSON.parse(counts) as Record<string, Record<string, number>>)[dimension]!)
+          .map(([value, n]) => `${value},${n}`)
+          .join(' ');
+      return [r.linkId, r.visits, `s ${s} q ${q}`, values('country'), values('device'), values('referrer')];
+    });
+    days.push([day.day, day.from, links]);
+  }
+  return days;
+};
 
 test('visits are counted per UTC day, link and dimension value, links and values in the order of their first visit', async () => {
   const pending = new PendingVisits();
@@ -36,7 +37,7 @@ test('visits are counted per UTC day, link and dimension value, links and values
   pending.add(a, 'q', 'FR', mobile, 'x.example', midnight - 2);
   assert.equal(pending.visits, 6);
   await pending.tally();
-  assert.deepEqual(contents(pending), [
+  assert.deepEqual(await contents(pending), [
     [
       '2026-11-20',
       midnight - 1,
@@ -68,7 +69,7 @@ test('a later buffer appended to a failed flush’s keeps the older visits first
   failed.append(later);
   assert.equal(failed.visits, 4);
   await failed.tally();
-  assert.deepEqual(contents(failed), [
+  assert.deepEqual(await contents(failed), [
     [
       '2026-11-21',
       midnight + 10,

@@ -1,19 +1,19 @@
 import { sql, type Transaction } from 'kysely';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
-import { DIMENSIONS, type CountMaps, type Counts, type Dimension, type Recorded, type RollupRow } from '../ports.js';
+import type { Counts, Dimension, Recorded, RollupRow } from '../ports.js';
 import { breathe } from '../visits.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
 /**
- * Rows per statement. On SQLite a statement runs on the event loop, synchronously: twenty rows keep
- * each one to a fraction of a millisecond, and the flush yields between them (breathe), so a redirect
- * that arrives during a flush waits no longer (the p99 of `npm run bench:redirect`). PostgreSQL's run
+ * Rows per statement. On SQLite a statement runs on the event loop, synchronously: ten rows keep each
+ * one to a fraction of a millisecond, and the flush yields between them (breathe), so a redirect that
+ * arrives during a flush waits no longer (the p99 of `npm run bench:redirect`). PostgreSQL's run
  * elsewhere, and fewer round trips keep its flushes short.
  */
-const rowsPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 20 : 200);
+const rowsPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 10 : 200);
 
 /**
  * A rollup row's `counts` is one JSON object of counts or several separated by commas: a flush appends
@@ -60,23 +60,6 @@ export function countRows(day: string, counts: Counts): RollupRow[] {
   return rows;
 }
 
-/**
- * The JSON of a flush's counts, written straight from its maps: a flush writes one per busy link, and
- * converting every map to an object for JSON.stringify first cost twice as much. Values are quoted by
- * JSON.stringify; counts are integers.
- */
-function countsJson(counts: CountMaps): string {
-  let json = '';
-  for (const dimension of DIMENSIONS) {
-    const values = counts[dimension];
-    if (values === undefined || values.size === 0) continue;
-    let inner = '';
-    for (const [value, n] of values) inner += `${inner === '' ? '' : ','}${JSON.stringify(value)}:${n}`;
-    json += `${json === '' ? '' : ','}"${dimension}":{${inner}}`;
-  }
-  return `{${json}}`;
-}
-
 const ROLLUP_COLUMNS: Column[] = [
   ['link_id', 'text'],
   ['day', 'text'],
@@ -95,17 +78,21 @@ const ROLLUP_COLUMNS: Column[] = [
 export async function addToRollups(tx: Tx, dialect: Dialect, recorded: Recorded[]): Promise<void> {
   const chunk = rowsPerStatement(dialect);
   for (let i = 0; i < recorded.length; i += chunk) {
-    const rows = recorded
-      .slice(i, i + chunk)
-      .map(({ linkId, day, counts }) => [linkId, day, counts.source?.get('s') ?? 0, counts.source?.get('q') ?? 0, countsJson(counts)]);
+    const rows = recorded.slice(i, i + chunk).map((r) => {
+      const { s, q, counts } = r.rollup();
+      return [r.linkId, r.day, s, q, counts];
+    });
     // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
-    const { rows: long } = await sql<{ link_id: string; day: string; counts: string | null }>`insert into visit_rollups (link_id, day, s, q, counts)
+    const { rows: returned } = await sql<{ link_id: string; day: string; counts: string | null }>`insert into visit_rollups (link_id, day, s, q, counts)
       select link_id, day, s, q, counts from ${jsonRows(dialect, rows, ROLLUP_COLUMNS)} as v where true
       on conflict (link_id, day) do update set s = visit_rollups.s + excluded.s, q = visit_rollups.q + excluded.q,
         counts = visit_rollups.counts || ',' || excluded.counts
       returning link_id, day, case when length(counts) > ${COMPACT_AT_CHARS} then counts end as counts`.execute(tx);
-    const compacted = long.filter((row) => row.counts !== null).map((row) => [row.link_id, row.day, JSON.stringify(parseCounts(row.counts!))]);
-    if (compacted.length > 0) {
+    const long = returned.filter((row) => row.counts !== null);
+    if (long.length > 0) {
+      // Summing the rows is a slice of its own: the statement that returned them took one.
+      await breathe();
+      const compacted = long.map((row) => [row.link_id, row.day, JSON.stringify(parseCounts(row.counts!))]);
       const values = jsonRows(dialect, compacted, [
         ['link_id', 'text'],
         ['day', 'text'],
