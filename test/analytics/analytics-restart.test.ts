@@ -21,9 +21,13 @@ const SILENCE_MS = 3 * Math.max(HEARTBEAT_MS, FLUSH_MS);
  */
 const LONE_HEARTBEAT_MS = 300;
 
+/** Every server started here: those still running when a test fails are killed, so that the file ends. */
+const started: ServerProcess[] = [];
+after(() => Promise.all(started.map((server) => server.stop('SIGKILL'))));
+
 /** A real server process with fast flushes so the test stays short. */
-const serverOn = (db: TestDatabase, heartbeatMs = HEARTBEAT_MS) =>
-  startServer({
+const serverOn = async (db: TestDatabase, heartbeatMs = HEARTBEAT_MS) => {
+  const server = await startServer({
     DATABASE_URL: db.url,
     LOG_LEVEL: 'error',
     ANALYTICS_FLUSH_INTERVAL_MS: String(FLUSH_MS),
@@ -32,6 +36,9 @@ const serverOn = (db: TestDatabase, heartbeatMs = HEARTBEAT_MS) =>
     RATE_LIMIT_PER_IP: '1000000',
     RATE_LIMIT_PER_ACCOUNT: '1000000',
   });
+  started.push(server);
+  return server;
+};
 
 interface Gap {
   from: number;
