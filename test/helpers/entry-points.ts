@@ -11,7 +11,7 @@ const SRC = path.join(ROOT, 'src');
 const ENTRY_POINTS = { server: 'src/server.ts', cli: 'src/cli/main.ts' } as const;
 export type EntryPoint = keyof typeof ENTRY_POINTS;
 
-/** Bundles older than this belong to an earlier state of src/ and are removed. */
+/** Bundles unused for this long belong to an earlier state of src/ and are removed. */
 const STALE_MS = 60 * 60 * 1000;
 
 /** tsx's own esbuild, the transform that `--import tsx` applies file by file. */
@@ -44,7 +44,12 @@ function sourceDigest(): string {
  */
 export function entryPointArgs(entry: EntryPoint): string[] {
   const dir = path.join(ROOT, 'node_modules', `.shortlinks-test-${sourceDigest()}`);
-  if (!fs.existsSync(dir)) build(dir);
+  try {
+    // In use: not stale (STALE_MS).
+    fs.utimesSync(dir, new Date(), new Date());
+  } catch {
+    build(dir);
+  }
   return ['--enable-source-maps', path.join(dir, `${entry}.mjs`)];
 }
 
