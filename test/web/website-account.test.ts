@@ -113,6 +113,9 @@ eachDatabase('a person on the website: sign-up to API keys', (kind) => {
     assert.equal((await fetchInPage(page, '/api/v1/auth/session')).status, 401);
     await page.goto('/app/keys');
     await page.waitForURL('**/app/signin?next=*');
+    // The address changes before the page is drawn, and once drawn the page moves focus to its heading:
+    // keys pressed before that move could be cut off by it, so typing starts from there, as a person's would.
+    await page.waitForFunction(() => document.activeElement !== null && document.activeElement === document.querySelector('main h1'));
     await tabTo(page, 'Email');
     await page.keyboard.type(EMAIL);
     await page.keyboard.press('Tab');
