@@ -33,6 +33,9 @@ export interface VisitClass {
  */
 export type Counts = Partial<Record<Dimension, Record<string, number>>>;
 
+/** Counts on their way into a rollup row: one Map per dimension, safe for any value and quick to add to. */
+export type CountMaps = Record<Dimension, Map<string, number>>;
+
 /** Visits of one link that were not recorded, and the span of time they fell in. */
 export interface Shortfall {
   linkId: string | null;
@@ -56,11 +59,11 @@ export interface Recorded {
   rollup(): RollupCounts;
 }
 
-/** Visits through /s/ and through /q/, and the counts of every dimension as JSON (Counts). */
+/** Visits through /s/ and through /q/, and the counts of every dimension. */
 export interface RollupCounts {
   s: number;
   q: number;
-  counts: string;
+  counts: CountMaps;
 }
 
 export interface FlushBatch {

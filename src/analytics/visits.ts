@@ -1,5 +1,5 @@
 import { DAY_MS, utcDay } from '../platform/time.js';
-import type { LinkRef, Recorded, RollupCounts, Source, VisitClass } from './ports.js';
+import type { CountMaps, LinkRef, Recorded, RollupCounts, Source, VisitClass } from './ports.js';
 
 /**
  * Trial links have no account; grouped under a key that sorts after every account id (UUIDs are
@@ -119,7 +119,7 @@ export class DayVisits {
   }
 }
 
-/** The first `visits` visits of a link, summed into a rollup row's counts when they are written. */
+/** The first `visits` visits of a link, summed into counts per dimension when its rollup row is written. */
 class GrantedVisits implements Recorded {
   readonly linkId: string;
 
@@ -135,36 +135,23 @@ class GrantedVisits implements Recorded {
 
   rollup(): RollupCounts {
     const { list, next } = this;
-    const country = new Map<string, number>();
-    const device = new Map<string, number>();
-    const browser = new Map<string, number>();
-    const bot = new Map<string, number>();
-    const referrer = new Map<string, number>();
+    const counts: CountMaps = { source: new Map(), country: new Map(), device: new Map(), browser: new Map(), referrer: new Map(), bot: new Map() };
     let s = 0;
     for (let n = 0, v = this.own.first; n < this.visits; n++, v = next[v]!) {
       const at = FIELDS * v;
       if (list[at + 1] === 's') s++;
-      bump(country, list[at + 2] as string, 1);
+      bump(counts.country, list[at + 2] as string, 1);
       const visitor = list[at + 3] as VisitClass;
-      bump(device, visitor.device, 1);
-      bump(browser, visitor.browser, 1);
-      bump(bot, visitor.bot ? 'yes' : 'no', 1);
-      bump(referrer, list[at + 4] as string, 1);
+      bump(counts.device, visitor.device, 1);
+      bump(counts.browser, visitor.browser, 1);
+      bump(counts.bot, visitor.bot ? 'yes' : 'no', 1);
+      bump(counts.referrer, list[at + 4] as string, 1);
     }
     const q = this.visits - s;
-    const source = q === 0 ? `"s":${s}` : s === 0 ? `"q":${q}` : `"s":${s},"q":${q}`;
-    const counts =
-      `{"source":{${source}},"country":${objectJson(country)},"device":${objectJson(device)},"browser":${objectJson(browser)},` +
-      `"referrer":${objectJson(referrer)},"bot":${objectJson(bot)}}`;
+    if (s > 0) counts.source.set('s', s);
+    if (q > 0) counts.source.set('q', q);
     return { s, q, counts };
   }
-}
-
-/** A JSON object of counts, written straight from a map in its order; values are quoted by JSON.stringify. */
-function objectJson(counts: Map<string, number>): string {
-  let json = '';
-  for (const [value, n] of counts) json += `${json === '' ? '' : ','}${JSON.stringify(value)}:${n}`;
-  return `{${json}}`;
 }
 
 /** Visits recorded per link, over the days of a flush. */

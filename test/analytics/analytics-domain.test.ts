@@ -11,8 +11,11 @@ import { UA } from '../helpers/analytics.js';
 const mobile = { device: 'mobile' as const, browser: 'Chrome', bot: false };
 const crawler = { device: 'bot' as const, browser: 'other', bot: true };
 
-/** A recorded link's counts, as its rollup row will hold them. */
-const counts = (recorded: Recorded) => JSON.parse(recorded.rollup().counts) as Record<string, Record<string, number>>;
+/** A recorded link's counts per dimension, as plain objects. */
+const counts = (recorded: Recorded) => {
+  const maps = recorded.rollup().counts;
+  return Object.fromEntries(Object.entries(maps).map(([dimension, values]) => [dimension, Object.fromEntries(values)]));
+};
 
 /** Visits in arrival order, as [link, account, country] triples, tallied. */
 async function day(visits: [string, string | null, string][]): Promise<DayVisits> {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Dimension } from '../../src/analytics/ports.js';
 import { PendingVisits } from '../../src/analytics/visits.js';
 
 const DAY = 86_400_000;
@@ -16,10 +17,7 @@ const contents = async (pending: PendingVisits) => {
     const { recorded } = await day.grant(new Map(day.accountTotals()));
     const links = recorded.map((r) => {
       const { s, q, counts } = r.rollup();
-      const values = (dimension: string) =>
-        Object.entries((JSON.parse(counts) as Record<string, Record<string, number>>)[dimension]!)
-          .map(([value, n]) => `${value},${n}`)
-          .join(' ');
+      const values = (dimension: Dimension) => [...counts[dimension]].map(([value, n]) => `${value},${n}`).join(' ');
       return [r.linkId, r.visits, `s ${s} q ${q}`, values('country'), values('device'), values('referrer')];
     });
     days.push([day.day, day.from, links]);
