@@ -56,7 +56,8 @@ export function keyScopes(names: readonly string[]): Scope[] {
 
 /** Accounts and their keys and credits: the rules the admin CLI and the website's routes share. */
 export class AccountService {
-  constructor(private readonly deps: { accounts: AccountStore; now: Clock }) {}
+  /** `passwordHashLogN` is the scrypt cost of new hashes and of the decoy an unknown email is checked against. */
+  constructor(private readonly deps: { accounts: AccountStore; now: Clock; passwordHashLogN: number }) {}
 
   /** A verified account (the operator vouches for it) may sign in at once when it has a password. */
   async createAccount(input: { email: string; password?: string; verified: boolean }): Promise<{ id: string; email: string }> {
@@ -64,7 +65,7 @@ export class AccountService {
     if (!EMAIL.test(email) || email.length > 254) throw new RuleError('invalid_request', `not an email address: ${email}`);
     const problem = input.password === undefined ? undefined : passwordProblem(input.password);
     if (problem !== undefined) throw new RuleError('invalid_request', problem);
-    const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+    const passwordHash = input.password === undefined ? null : await hashPassword(input.password, this.deps.passwordHashLogN);
     const now = this.deps.now();
     try {
       return await this.deps.accounts.createAccount({ email, passwordHash, verifiedAt: input.verified ? now : null, now });
@@ -110,7 +111,7 @@ export class AccountService {
    */
   async checkPassword(email: string, password: string): Promise<{ id: string; email: string; verified: boolean } | undefined> {
     const account = await this.deps.accounts.credentialsByEmail(normalEmail(email));
-    if (!(await verifyPassword(password, account?.passwordHash))) return undefined;
+    if (!(await verifyPassword(password, account?.passwordHash, this.deps.passwordHashLogN))) return undefined;
     return account && { id: account.id, email: account.email, verified: account.verifiedAt !== null };
   }
 

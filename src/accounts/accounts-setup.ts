@@ -37,7 +37,7 @@ export function setUpAccounts(app: FastifyInstance, deps: AccountsDeps) {
   const sessions = new Sessions({ store: new KyselySessionStore(database.db), now });
   const credentials = new KyselyCredentialStore(database.db);
   const accountStore = new KyselyAccountStore(database.db);
-  const accounts = new AccountService({ accounts: accountStore, now });
+  const accounts = new AccountService({ accounts: accountStore, now, passwordHashLogN: settings.passwordHashLogN });
   const mailer = createMailer({ smtpUrl: settings.smtpUrl, mailDir: settings.mailDir, from: `no-reply@${new URL(config.publicUrl).hostname}` }, log);
   const auth = new AuthService({
     accountStore,
@@ -47,6 +47,7 @@ export function setUpAccounts(app: FastifyInstance, deps: AccountsDeps) {
     limits: new AuthLimits({ limiter: deps.limiter, settings: settings.authLimits, edgeLocation: config.edgeLocation, secret: deps.networkSecret, now }),
     mailer,
     signup: settings.signup,
+    passwordHashLogN: settings.passwordHashLogN,
     now,
     onMailError: (error) => log.warn({ err: error }, 'a mail could not be sent'),
   });

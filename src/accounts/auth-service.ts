@@ -26,6 +26,8 @@ export interface AuthServiceDeps {
   limits: AuthLimits;
   mailer: Mailer;
   signup: 'open' | 'closed';
+  /** scrypt cost of new hashes and of the decoy an unknown address is checked against (config.ts). */
+  passwordHashLogN: number;
   now: Clock;
   /** Mail is sent after the answer; a failure is only logged (the person can ask again). */
   onMailError: (error: unknown) => void;
@@ -57,7 +59,7 @@ export class AuthService {
     if (weakPassword(input.password, email) !== undefined) throw new AppError('invalid_request');
     await this.deps.limits.check('signup', network, email);
     // Exactly one scrypt whatever the address; the database work that differs is padded after it.
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password, this.deps.passwordHashLogN);
     await evenly(EVEN_MS, () => this.register(email, passwordHash));
   }
 
@@ -83,7 +85,7 @@ export class AuthService {
     const email = normalEmail(input.email);
     await this.deps.limits.check('signin', network, email);
     const account = await this.deps.accountStore.credentialsByEmail(email);
-    const matches = await verifyPassword(input.password, account?.passwordHash);
+    const matches = await verifyPassword(input.password, account?.passwordHash, this.deps.passwordHashLogN);
     if (!account || !matches || account.verifiedAt === null) throw new AppError('api_key_invalid');
     return this.start({ id: account.id, email: account.email });
   }
@@ -91,9 +93,9 @@ export class AuthService {
   /** Needs the current password; every other session of the account ends. */
   async changePassword(session: SessionRef, input: { currentPassword: string; newPassword: string }): Promise<void> {
     const account = await this.deps.credentials.account(session.accountId);
-    if (!(await verifyPassword(input.currentPassword, account?.passwordHash)) || !account) throw new AppError('api_key_invalid');
+    if (!(await verifyPassword(input.currentPassword, account?.passwordHash, this.deps.passwordHashLogN)) || !account) throw new AppError('api_key_invalid');
     if (weakPassword(input.newPassword, account.email) !== undefined) throw new AppError('invalid_request');
-    await this.deps.credentials.setPassword(session.accountId, await hashPassword(input.newPassword));
+    await this.deps.credentials.setPassword(session.accountId, await hashPassword(input.newPassword, this.deps.passwordHashLogN));
     await this.deps.sessions.revokeAll(session.accountId, session.sessionId);
   }
 
@@ -112,7 +114,7 @@ export class AuthService {
     const tokenHash = isLinkToken(input.token) ? hashSecret(input.token) : undefined;
     const account = tokenHash && (await credentials.peekToken(tokenHash, 'reset', this.deps.now()));
     if (!tokenHash || !account || weakPassword(input.password, account.email) !== undefined) throw new AppError('invalid_request');
-    const reset = await credentials.resetPassword(tokenHash, await hashPassword(input.password), this.deps.now());
+    const reset = await credentials.resetPassword(tokenHash, await hashPassword(input.password, this.deps.passwordHashLogN), this.deps.now());
     if (!reset) throw new AppError('invalid_request');
     await sessions.revokeAll(reset.id);
   }

@@ -3,8 +3,11 @@ import { promisify } from 'node:util';
 
 const scrypt = promisify(crypto.scrypt) as (password: string, salt: Buffer, keylen: number, options: crypto.ScryptOptions) => Promise<Buffer>;
 
-/** OWASP's scrypt parameters: N = 2^17, r = 8, p = 1, a 64-byte key and a 16-byte salt. */
-const LOG_N = 17;
+/**
+ * log2 of scrypt's N: OWASP's 17 by default (with r = 8, p = 1, a 64-byte key and a 16-byte salt below),
+ * set by PASSWORD_HASH_LOG_N within these bounds, which are also the only ones a stored hash may carry.
+ */
+export const PASSWORD_HASH_LOG_N = { default: 17, min: 14, max: 20 } as const;
 const BLOCK_SIZE = 8;
 const PARALLELISM = 1;
 const KEY_BYTES = 64;
@@ -30,14 +33,14 @@ function derive(password: string, salt: Buffer, logN: number, r: number, p: numb
 }
 
 /**
- * A self-describing hash, `scrypt$<log2 N>$<r>$<p>$<salt>$<key>` (base64url), so that stronger
- * parameters can be adopted later while older hashes still verify. The password is NFKC-normalised
+ * A self-describing hash at N = 2^logN, `scrypt$<log2 N>$<r>$<p>$<salt>$<key>` (base64url), so that the
+ * cost can change while older hashes still verify at theirs. The password is NFKC-normalised
  * first, so the same password typed on another keyboard or system still matches.
  */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, logN: number): Promise<string> {
   const salt = crypto.randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, LOG_N, BLOCK_SIZE, PARALLELISM, KEY_BYTES);
-  return ['scrypt', LOG_N, BLOCK_SIZE, PARALLELISM, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await derive(password, salt, logN, BLOCK_SIZE, PARALLELISM, KEY_BYTES);
+  return ['scrypt', logN, BLOCK_SIZE, PARALLELISM, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 /** Accepts only parameters this module could have written, so a tampered row cannot ask for gigabytes. */
@@ -46,22 +49,24 @@ function parse(stored: string) {
   const numbers = [logN, r, p].map(Number);
   if (scheme !== 'scrypt' || salt === undefined || key === undefined || numbers.some((n) => !Number.isInteger(n))) return undefined;
   const [n, block, parallel] = numbers as [number, number, number];
-  if (n < 14 || n > 20 || block < 1 || block > 16 || parallel < 1 || parallel > 4) return undefined;
+  if (n < PASSWORD_HASH_LOG_N.min || n > PASSWORD_HASH_LOG_N.max || block < 1 || block > 16 || parallel < 1 || parallel > 4) return undefined;
   return { logN: n, r: block, p: parallel, salt: Buffer.from(salt, 'base64url'), key: Buffer.from(key, 'base64url') };
 }
 
-/** A hash of a random password: verifying against it costs what a real verification costs. */
-let decoy: Promise<string> | undefined;
+/** A hash of a random password per cost: verifying against it costs what a real verification costs. */
+const decoys = new Map<number, Promise<string>>();
 
 /**
  * Whether the password matches the stored hash, compared in constant time. Without a stored hash (no
- * such account, or one without a password) a decoy hash is verified instead and the answer is false,
- * so a caller cannot tell from the time taken whether an account exists.
+ * such account, or one without a password) a decoy hash made at `logN`, the cost new hashes are made
+ * at, is verified instead and the answer is false, so a caller cannot tell from the time taken whether
+ * an account exists.
  */
-export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+export async function verifyPassword(password: string, stored: string | null | undefined, logN: number): Promise<boolean> {
   if (stored === null || stored === undefined) {
-    decoy ??= hashPassword(crypto.randomBytes(16).toString('hex'));
-    await verifyPassword(password, await decoy);
+    let decoy = decoys.get(logN);
+    if (decoy === undefined) decoys.set(logN, (decoy = hashPassword(crypto.randomBytes(16).toString('hex'), logN)));
+    await verifyPassword(password, await decoy, logN);
     return false;
   }
   const parsed = parse(stored);

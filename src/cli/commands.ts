@@ -12,7 +12,9 @@ const nonNegativeInteger = (raw: string, name: string, min = 0): number => {
   return value;
 };
 
-const accounts = ({ database, now }: Context) => new AccountService({ accounts: new KyselyAccountStore(database.db), now: () => now });
+// The server's PASSWORD_HASH_LOG_N, so a password set here costs what one set on the website costs.
+const accounts = ({ database, config, now }: Context) =>
+  new AccountService({ accounts: new KyselyAccountStore(database.db), now: () => now, passwordHashLogN: config.accounts.passwordHashLogN });
 
 export const commands: Record<string, Command> = {
   'accounts create': {

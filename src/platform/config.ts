@@ -1,3 +1,4 @@
+import { PASSWORD_HASH_LOG_N } from '../accounts/passwords.js';
 import { API_LIMITS } from './api-limits.js';
 
 /**
@@ -41,6 +42,8 @@ export interface AccountsConfig {
   readonly creditsHelp: string;
   /** Sign-in, sign-up and reset attempts per minute, per client network and per email address. */
   readonly authLimits: { readonly perNetwork: number; readonly perEmail: number };
+  /** log2 of scrypt's N for new password hashes; below the default only to make test suites faster. */
+  readonly passwordHashLogN: number;
 }
 
 export interface AnalyticsConfig {
@@ -201,6 +204,7 @@ function accountsConfig(env: Env, int: (name: string, fallback: number, min: num
       perNetwork: int('AUTH_RATE_LIMIT_PER_IP', 10, 1, 1_000_000),
       perEmail: int('AUTH_RATE_LIMIT_PER_EMAIL', 5, 1, 1_000_000),
     }),
+    passwordHashLogN: int('PASSWORD_HASH_LOG_N', PASSWORD_HASH_LOG_N.default, PASSWORD_HASH_LOG_N.min, PASSWORD_HASH_LOG_N.max),
   });
 }
 

@@ -22,7 +22,11 @@ eachDatabase('accounts service', (kind) => {
   let accounts: AccountService;
   before(async () => {
     h = await Harness.start(kind);
-    accounts = new AccountService({ accounts: new KyselyAccountStore(h.database.db), now: h.clock.now });
+    accounts = new AccountService({
+      accounts: new KyselyAccountStore(h.database.db),
+      now: h.clock.now,
+      passwordHashLogN: h.config.accounts.passwordHashLogN,
+    });
   });
   after(async () => h.close());
 

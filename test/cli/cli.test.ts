@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { postgresSkip, freshDatabase, type DatabaseKind, type TestDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { runCli as shortlinks, type CliResult } from '../helpers/processes.js';
+import { TEST_PASSWORD_HASHING, runCli as shortlinks, type CliResult } from '../helpers/processes.js';
 import { verifyPassword } from '../../src/accounts/passwords.js';
 
 /** Success: exit 0, exactly one line on stdout holding one JSON object, nothing on stderr. */
@@ -80,8 +80,11 @@ function operatorFlow(kind: DatabaseKind) {
     const account = succeeded(await shortlinks(database.url, 'accounts', 'create', '--email', email(), '--password', password));
     assert.deepEqual(Object.keys(account).sort(), ['email', 'id']);
     const row = await database.db.selectFrom('accounts').selectAll().where('id', '=', account.id).executeTakeFirstOrThrow();
-    assert.equal(await verifyPassword(password, row.password_hash), true);
-    assert.equal(await verifyPassword(`${password}x`, row.password_hash), false);
+    // Hashed at the cost the process was given in PASSWORD_HASH_LOG_N, as the server hashes.
+    const logN = TEST_PASSWORD_HASHING.PASSWORD_HASH_LOG_N;
+    assert.equal(row.password_hash?.split('$')[1], logN);
+    assert.equal(await verifyPassword(password, row.password_hash, Number(logN)), true);
+    assert.equal(await verifyPassword(`${password}x`, row.password_hash, Number(logN)), false);
     assert.equal(JSON.stringify(row).includes(password), false, 'the password is not stored');
     assert.notEqual(row.verified_at, null);
     const without = succeeded(await shortlinks(database.url, 'accounts', 'create', '--email', email()));

@@ -6,6 +6,7 @@ import { commands } from '../../src/cli/commands.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import type { RandomBytes } from '../../src/links/slugs.js';
 import { freshDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
+import { TEST_PASSWORD_HASHING } from './processes.js';
 
 export const ALL_SCOPES = 'links:read,links:write,analytics:read,qr:read,credits:spend';
 
@@ -59,7 +60,14 @@ export class Harness {
     const clock = new TestClock();
     // API rate limits are raised so suites that make many requests test their own rule, not the limiter;
     // the rate-limit suite sets its own values.
-    const config = loadConfig({ PUBLIC_URL: 'http://sho.rt', RATE_LIMIT_PER_IP: '1000000', RATE_LIMIT_PER_ACCOUNT: '1000000', ...PROTECTION_OFF, ...env });
+    const config = loadConfig({
+      PUBLIC_URL: 'http://sho.rt',
+      RATE_LIMIT_PER_IP: '1000000',
+      RATE_LIMIT_PER_ACCOUNT: '1000000',
+      ...PROTECTION_OFF,
+      ...TEST_PASSWORD_HASHING,
+      ...env,
+    });
     const app = await buildApp({ config, database: db, now: clock.now, randomBytes });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;

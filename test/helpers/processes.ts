@@ -6,6 +6,13 @@ import { entryPointArgs } from './entry-points.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/**
+ * Test servers and commands hash passwords at scrypt's cheapest accepted cost (N = 2^14, an eighth of
+ * the default's time), as the suites make and check many passwords. password-hashing.test.ts checks
+ * the default cost end to end.
+ */
+export const TEST_PASSWORD_HASHING = { PASSWORD_HASH_LOG_N: '14' } as const;
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
@@ -49,7 +56,7 @@ async function startOnce(env: Record<string, string>, nodeFlags: string[]): Prom
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeFlags, ...entryPointArgs('server')], {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...TEST_PASSWORD_HASHING, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -99,7 +106,7 @@ export async function runCli(databaseUrl: string, ...args: string[]): Promise<Cl
     execFile(
       process.execPath,
       [...entryPointArgs('cli'), ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl } },
+      { cwd: ROOT, env: { ...process.env, ...TEST_PASSWORD_HASHING, DATABASE_URL: databaseUrl } },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -20,3 +20,16 @@ test('the README states the bound of REDIRECT_CACHE_MAX_ENTRIES', () => {
   const row = readme.split('\n').find((line) => line.startsWith('| `REDIRECT_CACHE_MAX_ENTRIES` |'));
   assert.match(row ?? '', /at most 1,000,000/);
 });
+
+test('PASSWORD_HASH_LOG_N is 17 by default, taken from 14 to 20, and any other value stops the start naming the variable and the bounds', () => {
+  assert.equal(loadConfig({}).accounts.passwordHashLogN, 17);
+  assert.equal(loadConfig({ PASSWORD_HASH_LOG_N: '14' }).accounts.passwordHashLogN, 14);
+  assert.equal(loadConfig({ PASSWORD_HASH_LOG_N: '20' }).accounts.passwordHashLogN, 20);
+  for (const value of ['13', '21', 'abc', '-1', '16.5']) {
+    assert.throws(
+      () => loadConfig({ PASSWORD_HASH_LOG_N: value }),
+      (error: unknown) => error instanceof ConfigError && error.message.includes(`PASSWORD_HASH_LOG_N must be an integer from 14 to 20 (got "${value}")`),
+      value,
+    );
+  }
+});

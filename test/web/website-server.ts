@@ -6,7 +6,7 @@ import { commands } from '../../src/cli/commands.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { openDatabase } from '../../src/platform/database/database.js';
 import { freshDatabaseUrl, type DatabaseKind } from '../helpers/databases.js';
-import { startServer, type ServerProcess } from '../helpers/processes.js';
+import { TEST_PASSWORD_HASHING, startServer, type ServerProcess } from '../helpers/processes.js';
 import { ensureWebsiteBuilt, launchBrowser } from './browser.js';
 
 /** The real server in its own process, a fresh database, a mail folder, and a browser. */
@@ -61,7 +61,7 @@ export async function startWebsite(kind: DatabaseKind, env: Record<string, strin
 export async function admin(world: WebsiteWorld, name: string, values: Record<string, string>): Promise<any> {
   const database = await openDatabase(world.databaseUrl);
   try {
-    return await commands[name]!.run(values, { database, config: loadConfig({ DATABASE_URL: world.databaseUrl }), now: Date.now() });
+    return await commands[name]!.run(values, { database, config: loadConfig({ DATABASE_URL: world.databaseUrl, ...TEST_PASSWORD_HASHING }), now: Date.now() });
   } finally {
     await database.close();
   }
