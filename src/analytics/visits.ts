@@ -20,14 +20,25 @@ interface LinkVisits {
 
 const bump = <K>(counts: Map<K, number>, key: K, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
 
-/** Lets pending redirects be answered between two slices of a long piece of recording work. */
-export const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
- * Visits grouped, or links granted, between two breaths: each slice takes a fraction of a millisecond,
- * so a redirect that arrives during a flush waits no longer than that (the p99 of
- * `npm run bench:redirect`).
+ * How long recording work holds the event loop before redirects waiting meanwhile are answered: a
+ * redirect that arrives during a flush waits about this long at most (the p99 of `npm run
+ * bench:redirect`). Under full load every breath costs the flush a whole turn of the event loop
+ * (a millisecond or two of redirects), so the flush breathes when a slice has run this long, not
+ * after a fixed amount of work: at that load a flush then takes about a second instead of several
+ * (`npm run bench:freshness`).
  */
+const SLICE_MS = 1;
+let sliceStarted = performance.now();
+
+/** Lets pending redirects be answered once the current slice of recording work has run SLICE_MS. */
+export async function breathe(): Promise<void> {
+  if (performance.now() - sliceStarted < SLICE_MS) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  sliceStarted = performance.now();
+}
+
+/** Visits grouped, or links granted, between two looks at the clock (breathe). */
 const SLICE = 128;
 
 /** Fields of a visit in the day's list. */

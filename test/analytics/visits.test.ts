@@ -83,3 +83,24 @@ test('a later buffer appended to a failed flush’s keeps the older visits first
   await failed.tally();
   assert.equal(failed.days.get('2026-11-21')!.links.get('link-b')!.visits, 2);
 });
+
+test('grouping a large buffer lets the event loop turn about once a millisecond of work, not once per fixed number of visits', async () => {
+  const pending = new PendingVisits();
+  const VISITS = 200_000;
+  const links = Array.from({ length: 10_000 }, (_, i) => ({ id: `link-${i}`, accountId: 'account-1' }));
+  for (let v = 0; v < VISITS; v++) pending.add(links[v % links.length]!, 's', 'DE', mobile, 'direct', midnight);
+  let turns = 0;
+  let counting = true;
+  const turn = () => {
+    turns++;
+    if (counting) setImmediate(turn);
+  };
+  setImmediate(turn);
+  const started = performance.now();
+  await pending.tally();
+  const ms = performance.now() - started;
+  counting = false;
+  // A breath every 128 visits would be 1,562 turns; one per millisecond of work is about `ms` (a turn per slice, and one more).
+  assert.ok(turns <= ms + 2, `${turns} turns of the event loop in ${ms.toFixed(0)} ms of grouping`);
+  assert.equal(pending.days.get('2026-11-21')!.links.size, links.length);
+});

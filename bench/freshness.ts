@@ -1,0 +1,160 @@
+/**
+ * npm run bench:freshness — how soon a visit is in the stats while the service answers the redirect
+ * benchmark's full load: on SQLite with one instance, and on PostgreSQL with one instance and with two
+ * sharing the database (skipped, with a line, when no server answers at BENCH_POSTGRES_URL).
+ *
+ * Each setup seeds 10,000 links (bench/redirect/seed.ts) and a probe link of its own, then loads every
+ * instance with wrk or autocannon (64 connections each, on core 1; the instances share core 0) for
+ * BENCH_SECONDS. Meanwhile a probe redirects its link through the instances in turn, at random
+ * intervals, so that its visits land anywhere in the flush cycle, and reads the link's JSON stats
+ * through another instance (or the same) every 50 ms: the time from a redirect to the first read that
+ * counts it is one lag. The goal (docs/adr/0053): 5 s at this load.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { commands } from '../src/cli/commands.js';
+import { loadConfig } from '../src/platform/config.js';
+import { openDatabase } from '../src/platform/database/database.js';
+import { PG_ADMIN, postgresUrl } from './postgres.js';
+import { CONNECTIONS, generator, measure } from './redirect/load.js';
+import { serviceCommand, start, stop, waitUntilUp, type Server } from './redirect/processes.js';
+import { seedLinks } from './redirect/seed.js';
+
+const LINKS = 10_000;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 40);
+/** The build measured: this checkout's dist/, or another build's (as BENCH_BASELINE_DIST in bench:redirect). */
+const DIST = path.resolve(process.env.BENCH_DIST ?? 'dist');
+/** A probe still uncounted this long after its redirect is reported as missed. */
+const GIVE_UP_MS = 30_000;
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-freshness-'));
+const slugFile = path.join(dir, 'slugs.txt');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const serviceEnv = (databaseUrl: string, port: number): Record<string, string> => ({
+  DATABASE_URL: databaseUrl,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  COUNTRY_HEADER: 'cf-ipcountry',
+  // As in bench:redirect: every visit may be recorded, and the load and the probe come from one address.
+  FREE_VISITS_PER_MONTH: '1000000000',
+  TRACKING_DAILY_LIMIT: '1000000000',
+  REDIRECT_FLOOD_PER_MINUTE: '100000000',
+  RATE_LIMIT_PER_IP: '1000000',
+  RATE_LIMIT_PER_ACCOUNT: '1000000',
+});
+
+/** An account with a key that may read analytics, made as the operator's CLI makes them. */
+async function probeKey(databaseUrl: string): Promise<string> {
+  const database = await openDatabase(databaseUrl);
+  try {
+    const config = loadConfig({ DATABASE_URL: databaseUrl });
+    const run = (name: string, values: Record<string, string>) => commands[name]!.run(values, { database, config, now: Date.now() });
+    const account = (await run('accounts create', { email: `probe-${crypto.randomUUID()}@example.test` })) as { id: string };
+    const { key } = (await run('keys create', { account: account.id, scopes: 'links:write,links:read,analytics:read' })) as { key: string };
+    return key;
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * Redirects through the instances in turn, at random intervals of 0.2 to 0.8 s until `until`, while
+ * reading the stats through the next instance every 50 ms: the lag of each redirect, in ms, from just
+ * before it was sent to the end of the first read that counts it.
+ */
+async function probe(servers: Server[], key: string, until: number): Promise<number[]> {
+  const headers = { authorization: `Bearer ${key}` };
+  const link = await fetch(`${servers[0]!.url}/api/v1/links`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+    body: JSON.stringify({ target: 'https://example.org/probe' }),
+  }).then((r) => r.json() as Promise<{ id: string; slug: string }>);
+  const sentAt: number[] = [];
+  const lags: number[] = [];
+  let sending = true;
+  const send = async () => {
+    for (let n = 0; Date.now() < until; n++) {
+      const at = performance.now();
+      const answer = await fetch(`${servers[n % servers.length]!.url}/s/${link.slug}`, { redirect: 'manual' });
+      if (answer.status !== 302) throw new Error(`probe redirect answered ${answer.status}`);
+      sentAt.push(at);
+      await sleep(200 + Math.random() * 600);
+    }
+    sending = false;
+  };
+  const read = async () => {
+    for (let n = 0; sending || lags.length < sentAt.length; n++) {
+      const reader = servers[(n + 1) % servers.length]!;
+      const stats = (await fetch(`${reader.url}/api/v1/links/${link.id}/stats?days=1`, { headers }).then((r) => r.json())) as { total: number };
+      const now = performance.now();
+      while (lags.length < Math.min(stats.total, sentAt.length)) lags.push(now - sentAt[lags.length]!);
+      if (lags.length < sentAt.length && now - sentAt[lags.length]! > GIVE_UP_MS) throw new Error(`a probe was not counted after ${GIVE_UP_MS} ms`);
+      await sleep(50);
+    }
+  };
+  await Promise.all([send(), read()]);
+  return lags;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+const s = (ms: number) => (ms / 1000).toFixed(2);
+
+/** One setup: the instances up on a seeded database, loaded while probed; one line of the table. */
+async function setup(label: string, databaseUrl: string, instances: number): Promise<string> {
+  const slugs = await seedLinks(databaseUrl, LINKS);
+  fs.writeFileSync(slugFile, slugs.join('\n'));
+  const key = await probeKey(databaseUrl);
+  const servers: Server[] = [];
+  for (let i = 0; i < instances; i++) {
+    const port = 3911 + i;
+    const server = {
+      name: `${label} ${i + 1}`,
+      url: `http://127.0.0.1:${port}`,
+      up: '/health',
+      child: start(serviceCommand(DIST), serviceEnv(databaseUrl, port)),
+    };
+    servers.push(server);
+    await waitUntilUp(server.url + server.up);
+  }
+  try {
+    // Probing stops early enough for its last visit to be counted while the load still runs.
+    const lagsDone = sleep(2000).then(() => probe(servers, key, Date.now() + (SECONDS - 10) * 1000));
+    const [figures, lags] = await Promise.all([measure(servers, slugFile, SECONDS), lagsDone]);
+    const rps = figures.reduce((sum, f) => sum + f.rps, 0);
+    const sorted = [...lags].sort((a, b) => a - b);
+    return `| ${label} | ${Math.round(rps).toLocaleString('en')} | ${lags.length} | ${s(percentile(sorted, 0.5))} | ${s(percentile(sorted, 0.9))} | ${s(sorted.at(-1)!)} |`;
+  } finally {
+    for (const server of servers) await stop(server.child);
+  }
+}
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(path.join(DIST, 'server.js'))) throw new Error(`${DIST}/server.js is missing: run npm run build first`);
+  console.log(`${LINKS.toLocaleString('en')} links, ${CONNECTIONS} connections per instance, ${SECONDS} s of load per setup, load: ${generator}`);
+  console.log(`load average at the start: ${os.loadavg()[0]!.toFixed(1)}`);
+  const rows = ['| setup | redirects/s (all instances) | probes | lag p50 s | lag p90 s | lag max s |', '|---|---|---|---|---|---|'];
+  rows.push(await setup('SQLite, one instance', `sqlite:${path.join(dir, 'freshness.db')}`, 1));
+  for (const instances of [1, 2]) {
+    const db = await postgresUrl('bench_freshness');
+    if (!db) {
+      rows.push(`| PostgreSQL | not reachable at ${PG_ADMIN}, skipped | | | | |`);
+      break;
+    }
+    try {
+      rows.push(await setup(`PostgreSQL, ${instances === 1 ? 'one instance' : 'two instances'}`, db.url, instances));
+    } finally {
+      await db.drop();
+    }
+  }
+  console.log(rows.join('\n'));
+}
+
+try {
+  await main();
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
