@@ -3,12 +3,12 @@
  * benchmark's full load: on SQLite with one instance, and on PostgreSQL with one instance and with two
  * sharing the database (skipped, with a line, when no server answers at BENCH_POSTGRES_URL).
  *
- * Each setup seeds 10,000 links (bench/redirect/seed.ts) and a probe link of its own, then loads every
- * instance with wrk or autocannon (64 connections each, on core 1; the instances share core 0) for
- * BENCH_SECONDS. Meanwhile a probe redirects its link through the instances in turn, at random
- * intervals, so that its visits land anywhere in the flush cycle, and reads the link's JSON stats
- * through another instance (or the same) every 50 ms: the time from a redirect to the first read that
- * counts it is one lag. The goal (docs/adr/0053): 5 s at this load.
+ * Each setup seeds 10,000 links (bench/redirect/seed.ts) and a probe link per instance, then loads
+ * every instance with wrk or autocannon (64 connections each, on core 1; the instances share core 0)
+ * for BENCH_SECONDS. Meanwhile a probe redirects each instance's link through it at random intervals,
+ * so that its visits land anywhere in the flush cycle, and reads the links' JSON stats through another
+ * instance (or the same) every 50 ms: the time from a redirect to the first read that counts it is one
+ * lag. The goal (docs/adr/0053): 5 s at this load.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -24,6 +24,9 @@ import { seedLinks } from './redirect/seed.js';
 
 const LINKS = 10_000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 40);
+/** Seconds of load after the last probe redirect, for it to be counted while the load still runs. */
+const PROBE_TAIL_SECONDS = 10;
+if (!Number.isInteger(SECONDS) || SECONDS < PROBE_TAIL_SECONDS + 5) throw new Error(`BENCH_SECONDS must be an integer of at least ${PROBE_TAIL_SECONDS + 5}`);
 /** The build measured: this checkout's dist/, or another build's (as BENCH_BASELINE_DIST in bench:redirect). */
 const DIST = path.resolve(process.env.BENCH_DIST ?? 'dist');
 /** A probe still uncounted this long after its redirect is reported as missed. */
@@ -61,43 +64,74 @@ async function probeKey(databaseUrl: string): Promise<string> {
   }
 }
 
+/** Fails with the answer's status and body unless it is `expected`. */
+async function expectStatus(answer: Response, expected: number, what: string): Promise<Response> {
+  if (answer.status !== expected) throw new Error(`${what} answered ${answer.status}: ${await answer.text()}`);
+  return answer;
+}
+
 /**
- * Redirects through the instances in turn, at random intervals of 0.2 to 0.8 s until `until`, while
- * reading the stats through the next instance every 50 ms: the lag of each redirect, in ms, from just
- * before it was sent to the end of the first read that counts it.
+ * Redirects a link of each instance's own through that instance (visits through one instance are
+ * counted in the order they were made), at random intervals of 0.2 to 0.8 s until `until`, while
+ * reading each link's stats every 50 ms through the next instance: the lag of each redirect, in ms,
+ * from just before it was sent to the end of the first read that counts it.
  */
-async function probe(servers: Server[], key: string, until: number): Promise<number[]> {
+async function probe(servers: Server[], key: string, until: number): Promise<{ lags: number[]; shed: number }> {
   const headers = { authorization: `Bearer ${key}` };
-  const link = await fetch(`${servers[0]!.url}/api/v1/links`, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
-    body: JSON.stringify({ target: 'https://example.org/probe' }),
-  }).then((r) => r.json() as Promise<{ id: string; slug: string }>);
-  const sentAt: number[] = [];
+  const links = await Promise.all(
+    servers.map(async (server) => {
+      const created = await fetch(`${server.url}/api/v1/links`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+        body: JSON.stringify({ target: 'https://example.org/probe' }),
+      });
+      return (await (await expectStatus(created, 200, 'creating a probe link')).json()) as { id: string; slug: string };
+    }),
+  );
+  const sentAt: number[][] = servers.map(() => []);
   const lags: number[] = [];
+  let counted = servers.map(() => 0);
+  let shed = 0;
   let sending = true;
   const send = async () => {
-    for (let n = 0; Date.now() < until; n++) {
-      const at = performance.now();
-      const answer = await fetch(`${servers[n % servers.length]!.url}/s/${link.slug}`, { redirect: 'manual' });
-      if (answer.status !== 302) throw new Error(`probe redirect answered ${answer.status}`);
-      sentAt.push(at);
-      await sleep(200 + Math.random() * 600);
+    try {
+      for (let n = 0; Date.now() < until; n++) {
+        const i = n % servers.length;
+        const at = performance.now();
+        await expectStatus(await fetch(`${servers[i]!.url}/s/${links[i]!.slug}`, { redirect: 'manual' }), 302, 'a probe redirect');
+        sentAt[i]!.push(at);
+        await sleep(200 + Math.random() * 600);
+      }
+    } finally {
+      sending = false;
     }
-    sending = false;
   };
   const read = async () => {
-    for (let n = 0; sending || lags.length < sentAt.length; n++) {
-      const reader = servers[(n + 1) % servers.length]!;
-      const stats = (await fetch(`${reader.url}/api/v1/links/${link.id}/stats?days=1`, { headers }).then((r) => r.json())) as { total: number };
-      const now = performance.now();
-      while (lags.length < Math.min(stats.total, sentAt.length)) lags.push(now - sentAt[lags.length]!);
-      if (lags.length < sentAt.length && now - sentAt[lags.length]! > GIVE_UP_MS) throw new Error(`a probe was not counted after ${GIVE_UP_MS} ms`);
+    const waiting = () => sentAt.some((sent, i) => counted[i]! < sent.length);
+    while (sending || waiting()) {
+      counted = await Promise.all(
+        links.map(async (link, i) => {
+          const reader = servers[(i + 1) % servers.length]!;
+          const answer = await fetch(`${reader.url}/api/v1/links/${link.id}/stats?days=1`, { headers });
+          // Shed under load (503 with Retry-After): counted, and read again at the next poll.
+          if (answer.status === 503) {
+            shed++;
+            await answer.body?.cancel();
+            return counted[i]!;
+          }
+          const { total } = (await (await expectStatus(answer, 200, 'a stats read')).json()) as { total: number };
+          const now = performance.now();
+          const sent = sentAt[i]!;
+          for (let n = counted[i]!; n < Math.min(total, sent.length); n++) lags.push(now - sent[n]!);
+          if (total < sent.length && now - sent[total]! > GIVE_UP_MS) throw new Error(`a probe was not counted after ${GIVE_UP_MS} ms`);
+          return Math.min(total, sent.length);
+        }),
+      );
       await sleep(50);
     }
   };
   await Promise.all([send(), read()]);
-  return lags;
+  return { lags, shed };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
@@ -109,24 +143,26 @@ async function setup(label: string, databaseUrl: string, instances: number): Pro
   fs.writeFileSync(slugFile, slugs.join('\n'));
   const key = await probeKey(databaseUrl);
   const servers: Server[] = [];
-  for (let i = 0; i < instances; i++) {
-    const port = 3911 + i;
-    const server = {
-      name: `${label} ${i + 1}`,
-      url: `http://127.0.0.1:${port}`,
-      up: '/health',
-      child: start(serviceCommand(DIST), serviceEnv(databaseUrl, port)),
-    };
-    servers.push(server);
-    await waitUntilUp(server.url + server.up);
-  }
   try {
-    // Probing stops early enough for its last visit to be counted while the load still runs.
-    const lagsDone = sleep(2000).then(() => probe(servers, key, Date.now() + (SECONDS - 10) * 1000));
-    const [figures, lags] = await Promise.all([measure(servers, slugFile, SECONDS), lagsDone]);
+    for (let i = 0; i < instances; i++) {
+      const port = 3911 + i;
+      const server = {
+        name: `${label} ${i + 1}`,
+        url: `http://127.0.0.1:${port}`,
+        up: '/health',
+        child: start(serviceCommand(DIST), serviceEnv(databaseUrl, port)),
+      };
+      servers.push(server);
+      await waitUntilUp(server.url + server.up);
+    }
+    // Probing stops PROBE_TAIL_SECONDS before the load does, for its last visits to be counted under load.
+    const probing = sleep(2000).then(() => probe(servers, key, Date.now() + (SECONDS - PROBE_TAIL_SECONDS) * 1000));
+    // The load runs its course even when the probe fails, so that no load generator outlives the run.
+    const [figures, probed] = await Promise.all([measure(servers, slugFile, SECONDS), probing.catch((error: unknown) => ({ error }))]);
+    if ('error' in probed) throw probed.error;
     const rps = figures.reduce((sum, f) => sum + f.rps, 0);
-    const sorted = [...lags].sort((a, b) => a - b);
-    return `| ${label} | ${Math.round(rps).toLocaleString('en')} | ${lags.length} | ${s(percentile(sorted, 0.5))} | ${s(percentile(sorted, 0.9))} | ${s(sorted.at(-1)!)} |`;
+    const sorted = [...probed.lags].sort((a, b) => a - b);
+    return `| ${label} | ${Math.round(rps).toLocaleString('en')} | ${sorted.length} | ${s(percentile(sorted, 0.5))} | ${s(percentile(sorted, 0.9))} | ${s(sorted.at(-1)!)} | ${probed.shed} |`;
   } finally {
     for (const server of servers) await stop(server.child);
   }
@@ -136,12 +172,15 @@ async function main(): Promise<void> {
   if (!fs.existsSync(path.join(DIST, 'server.js'))) throw new Error(`${DIST}/server.js is missing: run npm run build first`);
   console.log(`${LINKS.toLocaleString('en')} links, ${CONNECTIONS} connections per instance, ${SECONDS} s of load per setup, load: ${generator}`);
   console.log(`load average at the start: ${os.loadavg()[0]!.toFixed(1)}`);
-  const rows = ['| setup | redirects/s (all instances) | probes | lag p50 s | lag p90 s | lag max s |', '|---|---|---|---|---|---|'];
+  const rows = [
+    '| setup | redirects/s (all instances) | probes | lag p50 s | lag p90 s | lag max s | stats reads shed (503) |',
+    '|---|---|---|---|---|---|---|',
+  ];
   rows.push(await setup('SQLite, one instance', `sqlite:${path.join(dir, 'freshness.db')}`, 1));
   for (const instances of [1, 2]) {
     const db = await postgresUrl('bench_freshness');
     if (!db) {
-      rows.push(`| PostgreSQL | not reachable at ${PG_ADMIN}, skipped | | | | |`);
+      rows.push(`| PostgreSQL | not reachable at ${PG_ADMIN}, skipped | | | | | |`);
       break;
     }
     try {

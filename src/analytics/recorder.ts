@@ -33,14 +33,16 @@ export interface RecordingActivity {
 }
 
 /**
- * A flush that took D ms starts the next one FLUSH_SPACING × D ms after its own start, so that recording
- * takes about a twentieth of the event loop's time; but no later than MAX_FLUSH_PERIOD_MS after it, on
- * a timer of its own, so that a visit is in the stats within that period and one flush whatever the
- * load. At ordinary load flushes take milliseconds and run every tick; at the full load of
- * `npm run bench:redirect` they take about a second and start every three (`npm run bench:freshness`).
+ * When the next flush is due, after one that started at S and took D ms: at S + FLUSH_SPACING × D, so
+ * that recording takes about a twentieth of the event loop, but no later than S + MAX_FLUSH_PERIOD_MS,
+ * so that a visit is in the stats within that period and one flush; and, past a few milliseconds,
+ * never sooner than MIN_FLUSH_GAP_MS after the flush ended, so that under a load that stretches
+ * flushes past the period they do not run back to back. At ordinary load flushes take milliseconds and run every tick; at the
+ * full load of `npm run bench:redirect` they take one or two seconds (`npm run bench:freshness`).
  */
 const FLUSH_SPACING = 20;
 const MAX_FLUSH_PERIOD_MS = 3000;
+const MIN_FLUSH_GAP_MS = 1000;
 
 /**
  * Records visits off the redirect's critical path: `record` counts a visit in memory (visits.ts);
@@ -114,7 +116,9 @@ export class VisitRecorder {
 
   /** The due timer's flush: a tick's, without its heartbeat and reaping. */
   private flushIfWaiting(): void {
-    if (this.busy || (this.pending.visits === 0 && this.dropped.size === 0)) return;
+    if (this.stopped || (this.pending.visits === 0 && this.dropped.size === 0)) return;
+    // A tick's heartbeat is being written: the flush follows it rather than waiting for the next tick.
+    if (this.busy) return this.flushWhenDue(10);
     this.busy = true;
     this.serial(() => this.flushOnce())
       .catch(this.o.onError)
@@ -178,15 +182,21 @@ export class VisitRecorder {
   }
 
   private report(started: number, ok: boolean, recorded: number, refused: number, dropped: number): void {
-    const ms = performance.now() - started;
-    this.nextFlushAt = started + Math.min(FLUSH_SPACING * ms, MAX_FLUSH_PERIOD_MS);
+    const ended = performance.now();
+    const ms = ended - started;
+    const spacing = FLUSH_SPACING * ms;
+    this.nextFlushAt = Math.max(started + Math.min(spacing, MAX_FLUSH_PERIOD_MS), ended + Math.min(spacing, MIN_FLUSH_GAP_MS));
     // Spaced further apart than ticks, a flush starts when due rather than at the tick after.
-    if (ok && !this.stopped && FLUSH_SPACING * ms > this.o.flushIntervalMs) {
-      clearTimeout(this.dueTimer);
-      this.dueTimer = setTimeout(() => this.flushIfWaiting(), Math.max(0, this.nextFlushAt - performance.now()));
-      this.dueTimer.unref();
-    }
+    if (ok && spacing > this.o.flushIntervalMs) this.flushWhenDue(this.nextFlushAt - ended);
     this.o.onActivity?.({ op: 'flush', seconds: ms / 1000, ok, recorded, refused, dropped });
+  }
+
+  /** Arms the due timer, on a recorder that ticks (started, not stopped). */
+  private flushWhenDue(ms: number): void {
+    if (this.timer === undefined || this.stopped) return;
+    clearTimeout(this.dueTimer);
+    this.dueTimer = setTimeout(() => this.flushIfWaiting(), ms);
+    this.dueTimer.unref();
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

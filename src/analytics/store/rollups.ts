@@ -9,11 +9,14 @@ type Tx = Transaction<AnalyticsDB>;
 
 /**
  * Rows per statement. On SQLite a statement runs on the event loop, synchronously: ten rows keep each
- * one to a fraction of a millisecond, and the flush yields between them (breathe), so a redirect that
- * arrives during a flush waits no longer (the p99 of `npm run bench:redirect`). PostgreSQL's run
- * elsewhere, and fewer round trips keep its flushes short.
+ * one to a fraction of a millisecond, and the flush may yield after each (breathe), so a redirect that
+ * arrives during a flush waits little longer than a slice (the p99 of `npm run bench:redirect`).
+ * PostgreSQL's run elsewhere, and fewer round trips keep its flushes short.
  */
 const rowsPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 10 : 200);
+
+/** After a statement: SQLite's ran on the event loop; awaiting PostgreSQL's let redirects through already. */
+const afterStatement = (dialect: Dialect) => (dialect === 'sqlite' ? breathe() : undefined);
 
 /**
  * A rollup row's `counts` is one JSON object of counts or several separated by commas: a flush appends
@@ -107,8 +110,8 @@ export async function addToRollups(tx: Tx, dialect: Dialect, recorded: Recorded[
       returning link_id, day, case when length(counts) > ${COMPACT_AT_CHARS} then counts end as counts`.execute(tx);
     const long = returned.filter((row) => row.counts !== null);
     if (long.length > 0) {
-      // Summing the rows is a slice of its own: the statement that returned them took one.
-      await breathe();
+      // The statement that returned them may have used up the slice: summing them may wait for a breath.
+      await afterStatement(dialect);
       const compacted = long.map((row) => [row.link_id, row.day, JSON.stringify(parseCounts(row.counts!))]);
       const values = jsonRows(dialect, compacted, [
         ['link_id', 'text'],
@@ -119,7 +122,7 @@ export async function addToRollups(tx: Tx, dialect: Dialect, recorded: Recorded[
         tx,
       );
     }
-    await breathe();
+    await afterStatement(dialect);
   }
 }
 
@@ -152,7 +155,7 @@ export async function addLinkVisits(tx: Tx, dialect: Dialect, perLink: Map<strin
       ['n', 'bigint'],
     ]);
     await sql`update links set visits = links.visits + v.n from ${values} as v where links.id = v.link_id`.execute(tx);
-    await breathe();
+    await afterStatement(dialect);
   }
 }
 
