@@ -19,7 +19,7 @@ import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/database/database.js';
 import { PG_ADMIN, postgresUrl } from './postgres.js';
 import { CONNECTIONS, generator, measure } from './redirect/load.js';
-import { serviceCommand, start, stop, waitUntilUp, type Server } from './redirect/processes.js';
+import { serviceCommand, serviceEnv, start, stop, waitUntilUp, type Server } from './redirect/processes.js';
 import { seedLinks } from './redirect/seed.js';
 
 const LINKS = 10_000;
@@ -35,20 +35,6 @@ const GIVE_UP_MS = 30_000;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-freshness-'));
 const slugFile = path.join(dir, 'slugs.txt');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const serviceEnv = (databaseUrl: string, port: number): Record<string, string> => ({
-  DATABASE_URL: databaseUrl,
-  PORT: String(port),
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'warn',
-  COUNTRY_HEADER: 'cf-ipcountry',
-  // As in bench:redirect: every visit may be recorded, and the load and the probe come from one address.
-  FREE_VISITS_PER_MONTH: '1000000000',
-  TRACKING_DAILY_LIMIT: '1000000000',
-  REDIRECT_FLOOD_PER_MINUTE: '100000000',
-  RATE_LIMIT_PER_IP: '1000000',
-  RATE_LIMIT_PER_ACCOUNT: '1000000',
-});
 
 /** An account with a key that may read analytics, made as the operator's CLI makes them. */
 async function probeKey(databaseUrl: string): Promise<string> {

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CONNECTIONS, exactRun, generator, measure, type Figures } from './redirect/load.js';
 import { freshPairs, middle, sideBySidePhase, type Rival } from './redirect/long.js';
-import { freeze, hasTaskset, referenceCommand, serviceCommand, start, stop, thaw, waitUntilUp, type Server } from './redirect/processes.js';
+import { freeze, hasTaskset, referenceCommand, serviceCommand, serviceEnv, start, stop, thaw, waitUntilUp, type Server } from './redirect/processes.js';
 import { recordedVisits, seedLinks } from './redirect/seed.js';
 
 const LONG = process.env.BENCH_LONG === '1';
@@ -40,24 +40,15 @@ interface Measured extends Server {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redirect-'));
 const slugFile = path.join(dir, 'slugs.txt');
-const serviceEnv = (name: string, port: number): Record<string, string> => ({
-  DATABASE_URL: `sqlite:${path.join(dir, `${name.replace(/\W+/g, '-')}.db`)}`,
-  PORT: String(port),
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'warn',
-  COUNTRY_HEADER: 'cf-ipcountry',
-  // Allowances raised so that every visit may be recorded; the load comes from one address.
-  FREE_VISITS_PER_MONTH: '1000000000',
-  TRACKING_DAILY_LIMIT: '1000000000',
-  REDIRECT_FLOOD_PER_MINUTE: '100000000',
-});
+/** The database of the service (or of a baseline build) called `name`. */
+const databaseOf = (name: string) => `sqlite:${path.join(dir, `${name.replace(/\W+/g, '-')}.db`)}`;
 
 /**
  * A build of the service on a database of its own with the same links. A baseline build migrates its
  * database itself first (it may know fewer migrations than this checkout), then the links go in.
  */
 async function startService(name: string, dist: string, port: number, slugs: string[], migratedBy: 'bench' | 'service'): Promise<Server> {
-  const env = serviceEnv(name, port);
+  const env = serviceEnv(databaseOf(name), port);
   const server = { name, url: `http://127.0.0.1:${port}`, up: '/health' };
   if (migratedBy === 'service') {
     const migrating = start(serviceCommand(dist), env);
@@ -104,7 +95,7 @@ function table(servers: Measured[], bare: Measured): string[] {
 }
 
 async function main(): Promise<void> {
-  const slugs = await seedLinks(serviceEnv('service', 0).DATABASE_URL!, LINKS);
+  const slugs = await seedLinks(databaseOf('service'), LINKS);
   fs.writeFileSync(slugFile, slugs.join('\n'));
   const rounds = `${ROUNDS} rounds of ${SLICE} s per server`;
   console.log(
@@ -119,7 +110,7 @@ async function main(): Promise<void> {
 
   const bare: Measured = { ...(await startReference('bare node:http', 'bare-server.ts', 3901)), rounds: [] };
   const fastify: Measured = { ...(await startReference('Fastify alone', 'fastify-server.ts', 3903)), rounds: [] };
-  const child = start(serviceCommand(path.resolve('dist')), serviceEnv('service', 3902));
+  const child = start(serviceCommand(path.resolve('dist')), serviceEnv(databaseOf('service'), 3902));
   const service: Measured = { name: 'service', url: 'http://127.0.0.1:3902', up: '/health', child, rounds: [] };
   await waitUntilUp(service.url + service.up);
   const servers = [bare, fastify, service];
@@ -136,12 +127,12 @@ async function main(): Promise<void> {
   for (const server of servers) await stop(server.child);
 
   // The exact run, on the service's database: the visits it adds must equal the redirects it served.
-  const before = await recordedVisits(serviceEnv('service', 0).DATABASE_URL!);
-  const again = start(serviceCommand(path.resolve('dist')), serviceEnv('service', 3902));
+  const before = await recordedVisits(databaseOf('service'));
+  const again = start(serviceCommand(path.resolve('dist')), serviceEnv(databaseOf('service'), 3902));
   await waitUntilUp(`${service.url}/health`);
   const exact = exactRun(service.url, slugFile, EXACT_REQUESTS);
   const code = await stop(again);
-  const recorded = (await recordedVisits(serviceEnv('service', 0).DATABASE_URL!)) - before;
+  const recorded = (await recordedVisits(databaseOf('service'))) - before;
   const allRecorded = recorded === exact.redirects && exact.redirects === EXACT_REQUESTS;
   report.push(
     `exact run (autocannon, ${EXACT_REQUESTS.toLocaleString('en')} requests): ${exact.redirects.toLocaleString('en')} redirects served, ${exact.errors} errors, ` +
