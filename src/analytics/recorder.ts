@@ -37,8 +37,9 @@ export interface RecordingActivity {
  * that recording takes about a twentieth of the event loop, but no later than S + MAX_FLUSH_PERIOD_MS,
  * so that a visit is in the stats within that period and one flush; and, past a few milliseconds,
  * never sooner than MIN_FLUSH_GAP_MS after the flush ended, so that under a load that stretches
- * flushes past the period they do not run back to back. At ordinary load flushes take milliseconds and run every tick; at the
- * full load of `npm run bench:redirect` they take one or two seconds (`npm run bench:freshness`).
+ * flushes past the period they do not run back to back. At ordinary load flushes take milliseconds
+ * and run every tick; at the full load of `npm run bench:redirect` they take one or two seconds
+ * (`npm run bench:freshness`).
  */
 const FLUSH_SPACING = 20;
 const MAX_FLUSH_PERIOD_MS = 3000;
@@ -187,7 +188,7 @@ export class VisitRecorder {
     const spacing = FLUSH_SPACING * ms;
     this.nextFlushAt = Math.max(started + Math.min(spacing, MAX_FLUSH_PERIOD_MS), ended + Math.min(spacing, MIN_FLUSH_GAP_MS));
     // Spaced further apart than ticks, a flush starts when due rather than at the tick after.
-    if (ok && spacing > this.o.flushIntervalMs) this.flushWhenDue(this.nextFlushAt - ended);
+    if (ok && this.nextFlushAt - started > this.o.flushIntervalMs) this.flushWhenDue(this.nextFlushAt - ended);
     this.o.onActivity?.({ op: 'flush', seconds: ms / 1000, ok, recorded, refused, dropped });
   }
 
