@@ -5,8 +5,8 @@
  * (default 50,000: about a second of that load; random links, ten countries, three visitor classes,
  * eight referrers) recorded and flushed through the real recorder and store. Reported per round: the
  * flush's wall time (on SQLite nearly all of it is the event loop's: statements run synchronously)
- * and, on SQLite, the bytes it added to the write-ahead log. Round 1 creates the day's rollup rows,
- * later rounds read and rewrite them, as every flush but the first of a day does.
+ * and, on SQLite, the bytes it added to the write-ahead log. Round 1 creates the writer's rollup rows
+ * of the day, later rounds rewrite them with the writer's totals, as every flush but the first does.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -53,7 +53,7 @@ async function seed(database: Database, linkId: string, now: number): Promise<vo
   const rows = Array.from({ length: DAYS }, (_, d) => {
     const visits = d === 0 ? VISITS - perDay * (DAYS - 1) : perDay;
     const counts = Object.fromEntries(Object.entries(dims).map(([dimension, values]) => [dimension, Object.fromEntries(split(visits, values))]));
-    return { link_id: linkId, day: utcDay(now - d * DAY_MS), s: counts.source!.s!, q: counts.source!.q!, counts: JSON.stringify(counts) };
+    return { link_id: linkId, day: utcDay(now - d * DAY_MS), writer: 'seed', s: counts.source!.s!, q: counts.source!.q!, counts: JSON.stringify(counts) };
   });
   for (let i = 0; i < rows.length; i += 50)
     await db

@@ -3,14 +3,15 @@ import type { DB } from '../../platform/database/schema.js';
 
 // Tables of visit recording (migration 0001's analytics part), kept apart from the shared schema file.
 
-/** One row per link and UTC day. */
+/** One row per link, UTC day and writer (a recorder's run: rollups.ts, RollupWriter). */
 export interface VisitRollupTable {
   link_id: string;
   day: string;
+  writer: string;
   /** Visits through /s/ and /q/ that day: the daily series, read without parsing `counts`. */
   s: number;
   q: number;
-  /** JSON objects of every dimension's counts, `source` included, separated by commas: each flush appends one (rollups.ts). */
+  /** One JSON object of every dimension's counts, `source` included, that the writer rewrites on each flush. */
   counts: string;
 }
 

@@ -1,10 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
-import { utcDay } from '../../platform/time.js';
+import { DAY_MS, utcDay } from '../../platform/time.js';
 import type { FlushBatch, GapReason, Recorded, RecordingLimits, RecordingStore, Shortfall } from '../ports.js';
 import { breathe, TRIAL_GROUP, visitsPerLink, type DayVisits } from '../visits.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
-import { addLinkVisits, addToRollups, bumpPastVersion } from './rollups.js';
+import { addLinkVisits, bumpPastVersion, RollupWriter, writeRollups } from './rollups.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
 import { ensureMonths, grantAccount, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
@@ -19,8 +19,13 @@ export class KyselyRecordingStore implements RecordingStore {
   private readonly dialect: Dialect;
   /** "month|account" of month rows this store made sure of (ensureMonths). */
   private readonly knownMonths = new Set<string>();
+  /** Each recording instance's rollup writer (one per recorder, whose flushes run one at a time). */
+  private readonly writers = new Map<string, RollupWriter>();
 
-  constructor(database: Database) {
+  constructor(
+    database: Database,
+    private readonly writerMaxValues?: number,
+  ) {
     this.db = analyticsDb(database.db);
     this.dialect = database.dialect;
   }
@@ -32,6 +37,19 @@ export class KyselyRecordingStore implements RecordingStore {
   async flush(batch: FlushBatch): Promise<Recorded[]> {
     const totals = batch.days.map((day) => day.accountTotals());
     await this.ensureMonths(batch.days.map((day, d) => [day.day.slice(0, 7), totals[d]!]));
+    let writer = this.writers.get(batch.instanceId);
+    if (writer === undefined) this.writers.set(batch.instanceId, (writer = new RollupWriter(this.writerMaxValues)));
+    writer.prepare(batch.days.map((day) => day.day));
+    const recorded = await this.transact(batch, totals, writer).catch((error: unknown) => {
+      // Its totals may hold visits of this flush, which was not committed.
+      writer.restart();
+      throw error;
+    });
+    writer.settle(utcDay(batch.now - DAY_MS));
+    return recorded;
+  }
+
+  private transact(batch: FlushBatch, totals: [string, number][][], writer: RollupWriter): Promise<Recorded[]> {
     return this.db.transaction().execute(async (tx) => {
       // Every day row of the batch is locked first, in ascending order (see grant).
       for (const day of batch.days) await lockDay(tx, day.day);
@@ -43,7 +61,7 @@ export class KyselyRecordingStore implements RecordingStore {
         recorded.push(...outcome.recorded);
         for (const [linkId, r] of outcome.refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
       }
-      await addToRollups(tx, this.dialect, recorded);
+      await writeRollups(tx, this.dialect, writer, recorded);
       await addLinkVisits(tx, this.dialect, visitsPerLink(recorded));
       // Stats keep the sums of past days (stats-service.ts) until a flush adds to one.
       const today = utcDay(batch.now);
@@ -108,6 +126,7 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   async leave(instanceId: string): Promise<void> {
+    this.writers.delete(instanceId);
     await this.db.deleteFrom('recorder_instances').where('id', '=', instanceId).execute();
   }
 }

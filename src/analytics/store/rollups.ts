@@ -1,8 +1,9 @@
+import crypto from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
-import { DIMENSIONS, type CountMaps, type Counts, type Dimension, type Recorded, type RollupRow } from '../ports.js';
-import { breathe } from '../visits.js';
+import { DIMENSIONS, type CountMaps, type Counts, type Dimension, type Recorded, type RollupCounts, type RollupRow } from '../ports.js';
+import { breathe, emptyRollup } from '../visits.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 
 type Tx = Transaction<AnalyticsDB>;
@@ -17,14 +18,6 @@ const rowsPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 10 : 200)
 
 /** After a statement: SQLite's ran on the event loop; awaiting PostgreSQL's let redirects through already. */
 const afterStatement = (dialect: Dialect) => (dialect === 'sqlite' ? breathe() : undefined);
-
-/**
- * A rollup row's `counts` is one JSON object of counts or several separated by commas: a flush appends
- * its own counts to the row's text in SQL, without reading the row, and a row longer than this is
- * summed into one object again by the flush that made it so (compact). Reading and rewriting every
- * busy link's row on each flush cost about 50 µs a row, most of it JSON; an append costs a few.
- */
-export const COMPACT_AT_CHARS = 1024;
 
 /** A map of values to visits without a prototype (see Counts). */
 const valueMap = (): Record<string, number> => Object.create(null) as Record<string, number>;
@@ -41,9 +34,10 @@ export function addCounts(into: Counts, from: Counts, dimensions?: readonly Dime
 }
 
 /**
- * A row's counts, to be read only. JSON.parse makes a value named `__proto__` an own property, which
- * reads back like any other; several appended objects are summed into maps without a prototype
- * (addCounts), where assigning `__proto__` would otherwise set the prototype.
+ * A day's counts, to be read only: one JSON object, or several separated by commas (one per writer's
+ * row, joined by the read). JSON.parse makes a value named `__proto__` an own property, which reads back
+ * like any other; several objects are summed into maps without a prototype (addCounts), where
+ * assigning `__proto__` would otherwise set the prototype.
  */
 export function parseCounts(text: string): Counts {
   const parts = JSON.parse(`[${text}]`) as Counts[];
@@ -64,7 +58,7 @@ export function countRows(day: string, counts: Counts): RollupRow[] {
 }
 
 /**
- * The JSON of a flush's counts for one row, written straight from its maps: a flush writes one per
+ * The JSON of a writer's totals for one row, written straight from its maps: a flush writes one per
  * busy link, and converting every map to an object for JSON.stringify first cost twice as much.
  * Values are quoted by JSON.stringify; counts are integers.
  */
@@ -83,45 +77,95 @@ function countsJson(counts: CountMaps): string {
 const ROLLUP_COLUMNS: Column[] = [
   ['link_id', 'text'],
   ['day', 'text'],
+  ['writer', 'text'],
   ['s', 'bigint'],
   ['q', 'bigint'],
   ['counts', 'text'],
 ];
 
 /**
- * Adds a flush's counts to the rollup rows (one per link and day), a chunk of rows per statement, as
- * one JSON parameter: `s` and `q` are added in SQL and the counts' JSON appended to the row's text.
- * The statement returns the text of rows that have grown past COMPACT_AT_CHARS, which are summed here
- * and written back as one object. Only flushes write these rows, and each holds the lock of its days'
- * rows (visit-allowance.ts, lockDay) until it commits, so no other flush changes a row in between.
+ * Counts a writer holds in memory when it restarts (a new id, nothing remembered): about a hundred
+ * bytes each, so tens of megabytes at most. The redirect benchmark's 10,000 links hold about 350,000.
  */
-export async function addToRollups(tx: Tx, dialect: Dialect, recorded: Recorded[]): Promise<void> {
+export const WRITER_MAX_VALUES = 1_000_000;
+
+/**
+ * The rollup rows one recorder writes: one per link and day, under its own writer id, each holding the
+ * running totals of what this writer has recorded there, which it keeps in memory. A flush rewrites a
+ * busy link's row with its new totals, a row of about the same size, without reading it; the stats sum
+ * a link's rows of a day over writers. Rows of other instances are never touched, so instances
+ * flushing at once wait for no rollup row. A writer restarts under a new id (and starts new rows) when
+ * a flush fails (its totals may hold visits that were not committed), when a batch holds a day whose
+ * totals it has let go, and when it holds more than `maxValues` counts.
+ */
+export class RollupWriter {
+  id = crypto.randomUUID();
+  /** Totals per day and link. */
+  private days = new Map<string, Map<string, RollupCounts>>();
+  /** Dimension values held across all totals. */
+  private values = 0;
+  /** The latest day whose totals were let go: a batch that reaches back to it restarts the writer. */
+  private forgotten = '';
+
+  constructor(private readonly maxValues = WRITER_MAX_VALUES) {}
+
+  restart(): void {
+    this.id = crypto.randomUUID();
+    this.days = new Map();
+    this.values = 0;
+    this.forgotten = '';
+  }
+
+  /** Before a flush of these days: restarts when one of them is no longer held. */
+  prepare(days: readonly string[]): void {
+    if (days.some((day) => day <= this.forgotten)) this.restart();
+  }
+
+  /** Adds a recorded link-day to its totals and returns its row: [link, day, writer, s, q, counts]. */
+  add(r: Recorded): unknown[] {
+    let links = this.days.get(r.day);
+    if (links === undefined) this.days.set(r.day, (links = new Map<string, RollupCounts>()));
+    let totals = links.get(r.linkId);
+    if (totals === undefined) links.set(r.linkId, (totals = emptyRollup()));
+    const before = valuesIn(totals.counts);
+    r.rollup(totals);
+    this.values += valuesIn(totals.counts) - before;
+    return [r.linkId, r.day, this.id, totals.s, totals.q, countsJson(totals.counts)];
+  }
+
+  /**
+   * After a committed flush: lets go of days before `yesterday` (a later batch starts at its flush
+   * time, so it holds none of them unless the clock went back), and restarts past `maxValues`.
+   */
+  settle(yesterday: string): void {
+    for (const [day, links] of this.days) {
+      if (day >= yesterday) continue;
+      for (const totals of links.values()) this.values -= valuesIn(totals.counts);
+      this.days.delete(day);
+      if (day > this.forgotten) this.forgotten = day;
+    }
+    if (this.values > this.maxValues) this.restart();
+  }
+}
+
+function valuesIn(counts: CountMaps): number {
+  let n = 0;
+  for (const dimension of DIMENSIONS) n += counts[dimension].size;
+  return n;
+}
+
+/**
+ * Writes the writer's totals of the recorded link-days to its rollup rows, a chunk of rows per
+ * statement as one JSON parameter. Only this writer writes these rows, so a row is replaced whole.
+ */
+export async function writeRollups(tx: Tx, dialect: Dialect, writer: RollupWriter, recorded: Recorded[]): Promise<void> {
   const chunk = rowsPerStatement(dialect);
   for (let i = 0; i < recorded.length; i += chunk) {
-    const rows = recorded.slice(i, i + chunk).map((r) => {
-      const { s, q, counts } = r.rollup();
-      return [r.linkId, r.day, s, q, countsJson(counts)];
-    });
+    const rows = recorded.slice(i, i + chunk).map((r) => writer.add(r));
     // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
-    const { rows: returned } = await sql<{ link_id: string; day: string; counts: string | null }>`insert into visit_rollups (link_id, day, s, q, counts)
-      select link_id, day, s, q, counts from ${jsonRows(dialect, rows, ROLLUP_COLUMNS)} as v where true
-      on conflict (link_id, day) do update set s = visit_rollups.s + excluded.s, q = visit_rollups.q + excluded.q,
-        counts = visit_rollups.counts || ',' || excluded.counts
-      returning link_id, day, case when length(counts) > ${COMPACT_AT_CHARS} then counts end as counts`.execute(tx);
-    const long = returned.filter((row) => row.counts !== null);
-    if (long.length > 0) {
-      // The statement that returned them may have used up the slice: summing them may wait for a breath.
-      await afterStatement(dialect);
-      const compacted = long.map((row) => [row.link_id, row.day, JSON.stringify(parseCounts(row.counts!))]);
-      const values = jsonRows(dialect, compacted, [
-        ['link_id', 'text'],
-        ['day', 'text'],
-        ['counts', 'text'],
-      ]);
-      await sql`update visit_rollups set counts = v.counts from ${values} as v where visit_rollups.link_id = v.link_id and visit_rollups.day = v.day`.execute(
-        tx,
-      );
-    }
+    await sql`insert into visit_rollups (link_id, day, writer, s, q, counts)
+      select link_id, day, writer, s, q, counts from ${jsonRows(dialect, rows, ROLLUP_COLUMNS)} as v where true
+      on conflict (link_id, day, writer) do update set s = excluded.s, q = excluded.q, counts = excluded.counts`.execute(tx);
     await afterStatement(dialect);
   }
 }

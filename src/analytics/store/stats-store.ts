@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../platform/database/database.js';
+import { sql, type Kysely } from 'kysely';
+import type { Database, Dialect } from '../../platform/database/database.js';
 import type { DayCounts, Gap, GapReason, StatsStore } from '../ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import { parseCounts, PAST_VERSION } from './rollups.js';
@@ -8,21 +8,26 @@ import { accountRecording } from './visit-allowance.js';
 /** Reads of the rollups (never of raw visits: there are none) and of recording allowances. */
 export class KyselyStatsStore implements StatsStore {
   private readonly db: Kysely<AnalyticsDB>;
+  private readonly dialect: Dialect;
 
   constructor(
     database: Database,
     private readonly freeVisitsPerMonth: number,
   ) {
     this.db = analyticsDb(database.db);
+    this.dialect = database.dialect;
   }
 
+  /** A day's rows of every writer, summed: `counts` joins their JSON objects for parseCounts. */
   async days(linkId: string, fromDay: string, toDay: string, withCounts: boolean): Promise<DayCounts[]> {
+    const joined = this.dialect === 'sqlite' ? sql<string>`group_concat(counts, ',')` : sql<string>`string_agg(counts, ',')`;
     const rows = await this.db
       .selectFrom('visit_rollups')
-      .select(withCounts ? ['day', 's', 'q', 'counts'] : ['day', 's', 'q'])
+      .select((eb) => ['day', eb.fn.sum<number>('s').as('s'), eb.fn.sum<number>('q').as('q'), ...(withCounts ? [joined.as('counts')] : [])])
       .where('link_id', '=', linkId)
       .where('day', '>=', fromDay)
       .where('day', '<=', toDay)
+      .groupBy('day')
       .orderBy('day')
       .execute();
     return rows.map((r) => ({ day: r.day, s: Number(r.s), q: Number(r.q), counts: 'counts' in r ? parseCounts(r.counts) : {} }));

@@ -3,6 +3,7 @@ import * as baseline from './migrations/0001-baseline.js';
 import * as statusBeforeSuspension from './migrations/0011-status-before-suspension.js';
 import * as accountSignIn from './migrations/0012-account-sign-in.js';
 import * as sessions from './migrations/0013-sessions.js';
+import * as rollupWriters from './migrations/0014-rollup-writers.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0011_status_before_suspension': statusBeforeSuspension,
   '0012_account_sign_in': accountSignIn,
   '0013_sessions': sessions,
+  '0014_rollup_writers': rollupWriters,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
