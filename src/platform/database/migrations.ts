@@ -4,6 +4,7 @@ import * as statusBeforeSuspension from './migrations/0011-status-before-suspens
 import * as accountSignIn from './migrations/0012-account-sign-in.js';
 import * as sessions from './migrations/0013-sessions.js';
 import * as rollupWriters from './migrations/0014-rollup-writers.js';
+import * as linksFillfactor from './migrations/0015-links-fillfactor.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0012_account_sign_in': accountSignIn,
   '0013_sessions': sessions,
   '0014_rollup_writers': rollupWriters,
+  '0015_links_fillfactor': linksFillfactor,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
