@@ -8,7 +8,8 @@
  * for BENCH_SECONDS. Meanwhile a probe redirects each instance's link through it at random intervals,
  * so that its visits land anywhere in the flush cycle, and reads the links' JSON stats through another
  * instance (or the same) every 50 ms: the time from a redirect to the first read that counts it is one
- * lag. The goal (docs/adr/0053): 5 s at this load.
+ * lag. The goal (docs/adr/0053): 5 s at this load. Each instance's flushes of the run, and their mean
+ * duration, come from its /metrics.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -120,6 +121,18 @@ async function probe(servers: Server[], key: string, until: number): Promise<{ l
   return { lags, shed };
 }
 
+const METRICS_TOKEN = 'bench-freshness-metrics-token';
+
+/** The instance's flushes so far, from /metrics: how many succeeded, and their mean duration in ms. */
+async function flushes(server: Server): Promise<{ count: number; meanMs: number }> {
+  const text = await (
+    await expectStatus(await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }), 200, 'metrics')
+  ).text();
+  const value = (name: string) => Number(new RegExp(`^shortlinks_visit_flush_duration_seconds_${name}\\{outcome="ok"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const count = value('count');
+  return { count, meanMs: count === 0 ? 0 : (1000 * value('sum')) / count };
+}
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const s = (ms: number) => (ms / 1000).toFixed(2);
 
@@ -136,7 +149,7 @@ async function setup(label: string, databaseUrl: string, instances: number): Pro
         name: `${label} ${i + 1}`,
         url: `http://127.0.0.1:${port}`,
         up: '/health',
-        child: start(serviceCommand(DIST), serviceEnv(databaseUrl, port)),
+        child: start(serviceCommand(DIST), { ...serviceEnv(databaseUrl, port), METRICS_TOKEN }),
       };
       servers.push(server);
       await waitUntilUp(server.url + server.up);
@@ -146,9 +159,10 @@ async function setup(label: string, databaseUrl: string, instances: number): Pro
     // The load runs its course even when the probe fails, so that no load generator outlives the run.
     const [figures, probed] = await Promise.all([measure(servers, slugFile, SECONDS), probing.catch((error: unknown) => ({ error }))]);
     if ('error' in probed) throw probed.error;
+    const flushed = await Promise.all(servers.map(flushes));
     const rps = figures.reduce((sum, f) => sum + f.rps, 0);
     const sorted = [...probed.lags].sort((a, b) => a - b);
-    return `| ${label} | ${Math.round(rps).toLocaleString('en')} | ${sorted.length} | ${s(percentile(sorted, 0.5))} | ${s(percentile(sorted, 0.9))} | ${s(sorted.at(-1)!)} | ${probed.shed} |`;
+    return `| ${label} | ${Math.round(rps).toLocaleString('en')} | ${sorted.length} | ${s(percentile(sorted, 0.5))} | ${s(percentile(sorted, 0.9))} | ${s(sorted.at(-1)!)} | ${probed.shed} | ${flushed.map((f) => `${f.count}, ${Math.round(f.meanMs)} ms`).join('; ')} |`;
   } finally {
     for (const server of servers) await stop(server.child);
   }
@@ -159,14 +173,14 @@ async function main(): Promise<void> {
   console.log(`${LINKS.toLocaleString('en')} links, ${CONNECTIONS} connections per instance, ${SECONDS} s of load per setup, load: ${generator}`);
   console.log(`load average at the start: ${os.loadavg()[0]!.toFixed(1)}`);
   const rows = [
-    '| setup | redirects/s (all instances) | probes | lag p50 s | lag p90 s | lag max s | stats reads shed (503) |',
-    '|---|---|---|---|---|---|---|',
+    '| setup | redirects/s (all instances) | probes | lag p50 s | lag p90 s | lag max s | stats reads shed (503) | flushes, mean duration (per instance) |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   rows.push(await setup('SQLite, one instance', `sqlite:${path.join(dir, 'freshness.db')}`, 1));
   for (const instances of [1, 2]) {
     const db = await postgresUrl('bench_freshness');
     if (!db) {
-      rows.push(`| PostgreSQL | not reachable at ${PG_ADMIN}, skipped | | | | | |`);
+      rows.push(`| PostgreSQL | not reachable at ${PG_ADMIN}, skipped | | | | | | |`);
       break;
     }
     try {
