@@ -57,21 +57,38 @@ export function countRows(day: string, counts: Counts): RollupRow[] {
   return rows;
 }
 
+/** Values as JSON strings, kept: the same few hundred values recur in every busy link's row. */
+const quotedValues = new Map<string, string>();
+const QUOTED_MAX = 100_000;
+
+function quoted(value: string): string {
+  let json = quotedValues.get(value);
+  if (json === undefined) {
+    if (quotedValues.size >= QUOTED_MAX) quotedValues.clear();
+    json = JSON.stringify(value);
+    quotedValues.set(value, json);
+  }
+  return json;
+}
+
 /**
- * The JSON of a writer's totals for one row, written straight from its maps: a flush writes one per
- * busy link, and converting every map to an object for JSON.stringify first cost twice as much.
- * Values are quoted by JSON.stringify; counts are integers.
+ * The JSON of a writer's totals for one row, written straight from its maps: every flush writes one
+ * per busy link, with every value of its day, so it is built with few allocations (values quoted
+ * once, no entry arrays): under load its garbage is collected between redirects.
  */
 function countsJson(counts: CountMaps): string {
-  let json = '';
+  let json = '{';
   for (const dimension of DIMENSIONS) {
     const values = counts[dimension];
     if (values.size === 0) continue;
-    let inner = '';
-    for (const [value, n] of values) inner += `${inner === '' ? '' : ','}${JSON.stringify(value)}:${n}`;
-    json += `${json === '' ? '' : ','}"${dimension}":{${inner}}`;
+    json += json === '{' ? `"${dimension}":{` : `},"${dimension}":{`;
+    let first = true;
+    values.forEach((n, value) => {
+      json += (first ? '' : ',') + quoted(value) + ':' + n;
+      first = false;
+    });
   }
-  return `{${json}}`;
+  return json === '{' ? '{}' : json + '}}';
 }
 
 const ROLLUP_COLUMNS: Column[] = [
