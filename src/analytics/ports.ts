@@ -55,8 +55,8 @@ export interface Recorded {
   linkId: string;
   day: string;
   visits: number;
-  /** Adds the visits' counts to `into` (by default new, empty counts) and returns it. */
-  rollup(into?: RollupCounts): RollupCounts;
+  /** What the visits add to the link's rollup row of the day, summed when asked. */
+  rollup(): RollupCounts;
 }
 
 /** Visits through /s/ and through /q/, and the counts of every dimension. */

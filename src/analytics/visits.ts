@@ -1,5 +1,5 @@
 import { DAY_MS, utcDay } from '../platform/time.js';
-import type { LinkRef, Recorded, RollupCounts, Source, VisitClass } from './ports.js';
+import type { CountMaps, LinkRef, Recorded, RollupCounts, Source, VisitClass } from './ports.js';
 
 /**
  * Trial links have no account; grouped under a key that sorts after every account id (UUIDs are
@@ -144,9 +144,9 @@ class GrantedVisits implements Recorded {
     this.linkId = own.link.id;
   }
 
-  rollup(into: RollupCounts = emptyRollup()): RollupCounts {
+  rollup(): RollupCounts {
     const { list, next } = this;
-    const { counts } = into;
+    const counts: CountMaps = { source: new Map(), country: new Map(), device: new Map(), browser: new Map(), referrer: new Map(), bot: new Map() };
     let s = 0;
     for (let n = 0, v = this.own.first; n < this.visits; n++, v = next[v]!) {
       const at = FIELDS * v;
@@ -159,20 +159,11 @@ class GrantedVisits implements Recorded {
       bump(counts.referrer, list[at + 4] as string, 1);
     }
     const q = this.visits - s;
-    if (s > 0) bump(counts.source, 's', s);
-    if (q > 0) bump(counts.source, 'q', q);
-    into.s += s;
-    into.q += q;
-    return into;
+    if (s > 0) counts.source.set('s', s);
+    if (q > 0) counts.source.set('q', q);
+    return { s, q, counts };
   }
 }
-
-/** Counts of no visits, to add to. */
-export const emptyRollup = (): RollupCounts => ({
-  s: 0,
-  q: 0,
-  counts: { source: new Map(), country: new Map(), device: new Map(), browser: new Map(), referrer: new Map(), bot: new Map() },
-});
 
 /** Visits recorded per link, over the days of a flush. */
 export function visitsPerLink(recorded: Recorded[]): Map<string, number> {

@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
-import { DIMENSIONS, type CountMaps, type Counts, type Dimension, type Recorded, type RollupCounts, type RollupRow } from '../ports.js';
-import { breathe, emptyRollup } from '../visits.js';
+import { DIMENSIONS, type Counts, type Dimension, type Recorded, type RollupRow } from '../ports.js';
+import { breathe } from '../visits.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 
 type Tx = Transaction<AnalyticsDB>;
@@ -57,40 +57,6 @@ export function countRows(day: string, counts: Counts): RollupRow[] {
   return rows;
 }
 
-/** Values as JSON strings, kept: the same few hundred values recur in every busy link's row. */
-const quotedValues = new Map<string, string>();
-const QUOTED_MAX = 100_000;
-
-function quoted(value: string): string {
-  let json = quotedValues.get(value);
-  if (json === undefined) {
-    if (quotedValues.size >= QUOTED_MAX) quotedValues.clear();
-    json = JSON.stringify(value);
-    quotedValues.set(value, json);
-  }
-  return json;
-}
-
-/**
- * The JSON of a writer's totals for one row, written straight from its maps: every flush writes one
- * per busy link, with every value of its day, so it is built with few allocations (values quoted
- * once, no entry arrays): under load its garbage is collected between redirects.
- */
-function countsJson(counts: CountMaps): string {
-  let json = '{';
-  for (const dimension of DIMENSIONS) {
-    const values = counts[dimension];
-    if (values.size === 0) continue;
-    json += json === '{' ? `"${dimension}":{` : `},"${dimension}":{`;
-    let first = true;
-    values.forEach((n, value) => {
-      json += (first ? '' : ',') + quoted(value) + ':' + n;
-      first = false;
-    });
-  }
-  return json === '{' ? '{}' : json + '}}';
-}
-
 const ROLLUP_COLUMNS: Column[] = [
   ['link_id', 'text'],
   ['day', 'text'],
@@ -101,10 +67,23 @@ const ROLLUP_COLUMNS: Column[] = [
 ];
 
 /**
- * Counts a writer holds in memory when it restarts (a new id, nothing remembered): about a hundred
- * bytes each, so tens of megabytes at most. The redirect benchmark's 10,000 links hold about 350,000.
+ * Counts a writer holds in memory when it restarts (a new id, nothing remembered): 16 bytes each,
+ * outside the collected heap. The redirect benchmark's 10,000 links hold about 350,000.
  */
 export const WRITER_MAX_VALUES = 1_000_000;
+
+/**
+ * One link-day's totals: `pairs` holds a value's id and its count, `used` entries of it. Typed
+ * arrays, not a Map per dimension: a writer keeps these for every busy link for the whole day, and as
+ * hundreds of thousands of Map entries they were live heap that every major garbage collection marked,
+ * on the core that answers redirects (the p99 of `npm run bench:redirect` doubled).
+ */
+interface Totals {
+  s: number;
+  q: number;
+  pairs: Float64Array;
+  used: number;
+}
 
 /**
  * The rollup rows one recorder writes: one per link and day, under its own writer id, each holding the
@@ -118,11 +97,15 @@ export const WRITER_MAX_VALUES = 1_000_000;
 export class RollupWriter {
   id = crypto.randomUUID();
   /** Totals per day and link. */
-  private days = new Map<string, Map<string, RollupCounts>>();
-  /** Dimension values held across all totals. */
+  private days = new Map<string, Map<string, Totals>>();
+  /** Counts held across all totals. */
   private values = 0;
   /** The latest day whose totals were let go: a batch that reaches back to it restarts the writer. */
   private forgotten = '';
+  /** Ids of the values seen, per dimension; for each id, its dimension's index and its value as JSON. */
+  private ids = DIMENSIONS.map(() => new Map<string, number>());
+  private dimensionOf: number[] = [];
+  private quotedOf: string[] = [];
 
   constructor(private readonly maxValues = WRITER_MAX_VALUES) {}
 
@@ -131,6 +114,9 @@ export class RollupWriter {
     this.days = new Map();
     this.values = 0;
     this.forgotten = '';
+    this.ids = DIMENSIONS.map(() => new Map<string, number>());
+    this.dimensionOf = [];
+    this.quotedOf = [];
   }
 
   /** Before a flush of these days: restarts when one of them is no longer held. */
@@ -141,13 +127,14 @@ export class RollupWriter {
   /** Adds a recorded link-day to its totals and returns its row: [link, day, writer, s, q, counts]. */
   add(r: Recorded): unknown[] {
     let links = this.days.get(r.day);
-    if (links === undefined) this.days.set(r.day, (links = new Map<string, RollupCounts>()));
+    if (links === undefined) this.days.set(r.day, (links = new Map<string, Totals>()));
     let totals = links.get(r.linkId);
-    if (totals === undefined) links.set(r.linkId, (totals = emptyRollup()));
-    const before = valuesIn(totals.counts);
-    r.rollup(totals);
-    this.values += valuesIn(totals.counts) - before;
-    return [r.linkId, r.day, this.id, totals.s, totals.q, countsJson(totals.counts)];
+    if (totals === undefined) links.set(r.linkId, (totals = { s: 0, q: 0, pairs: new Float64Array(64), used: 0 }));
+    const { s, q, counts } = r.rollup();
+    totals.s += s;
+    totals.q += q;
+    for (let d = 0; d < DIMENSIONS.length; d++) counts[DIMENSIONS[d]!].forEach((n, value) => this.bump(totals, this.idOf(d, value), n));
+    return [r.linkId, r.day, this.id, totals.s, totals.q, this.json(totals)];
   }
 
   /**
@@ -157,18 +144,59 @@ export class RollupWriter {
   settle(yesterday: string): void {
     for (const [day, links] of this.days) {
       if (day >= yesterday) continue;
-      for (const totals of links.values()) this.values -= valuesIn(totals.counts);
+      for (const totals of links.values()) this.values -= totals.used / 2;
       this.days.delete(day);
       if (day > this.forgotten) this.forgotten = day;
     }
     if (this.values > this.maxValues) this.restart();
   }
-}
 
-function valuesIn(counts: CountMaps): number {
-  let n = 0;
-  for (const dimension of DIMENSIONS) n += counts[dimension].size;
-  return n;
+  private idOf(dimension: number, value: string): number {
+    let id = this.ids[dimension]!.get(value);
+    if (id === undefined) {
+      id = this.dimensionOf.length;
+      this.ids[dimension]!.set(value, id);
+      this.dimensionOf.push(dimension);
+      this.quotedOf.push(JSON.stringify(value));
+    }
+    return id;
+  }
+
+  /** Adds n to the count of value `id` (a link-day has tens of values: a scan finds it). */
+  private bump(totals: Totals, id: number, n: number): void {
+    const { pairs, used } = totals;
+    for (let i = 0; i < used; i += 2) {
+      if (pairs[i] === id) {
+        pairs[i + 1]! += n;
+        return;
+      }
+    }
+    if (used === pairs.length) {
+      totals.pairs = new Float64Array(2 * used);
+      totals.pairs.set(pairs);
+    }
+    totals.pairs[used] = id;
+    totals.pairs[used + 1] = n;
+    totals.used = used + 2;
+    this.values++;
+  }
+
+  /** The row's counts as JSON, one object per dimension in DIMENSIONS' order. */
+  private json(totals: Totals): string {
+    const { pairs, used } = totals;
+    let json = '{';
+    for (let d = 0; d < DIMENSIONS.length; d++) {
+      let first = true;
+      for (let i = 0; i < used; i += 2) {
+        const id = pairs[i]!;
+        if (this.dimensionOf[id] !== d) continue;
+        json += first ? `${json === '{' ? '' : '},'}"${DIMENSIONS[d]}":{` : ',';
+        json += `${this.quotedOf[id]}:${pairs[i + 1]}`;
+        first = false;
+      }
+    }
+    return json === '{' ? '{}' : `${json}}}`;
+  }
 }
 
 /**
