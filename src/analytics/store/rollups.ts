@@ -73,10 +73,10 @@ const ROLLUP_COLUMNS: Column[] = [
 export const WRITER_MAX_VALUES = 1_000_000;
 
 /**
- * One link-day's totals: `pairs` holds a value's id and its count, `used` entries of it. Typed
- * arrays, not a Map per dimension: a writer keeps these for every busy link for the whole day, and as
- * hundreds of thousands of Map entries they were live heap that every major garbage collection marked,
- * on the core that answers redirects (the p99 of `npm run bench:redirect` doubled).
+ * One link-day's totals: `pairs` holds a value's id and its count, `used` entries of it. A typed
+ * array, not a Map per dimension: a writer keeps these for every busy link for the whole day, and as
+ * Maps they were hundreds of thousands of entries of live heap for every major garbage collection to
+ * mark; here they are outside the collected heap.
  */
 interface Totals {
   s: number;
