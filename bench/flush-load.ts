@@ -4,7 +4,8 @@
  * database with 10,000 links (bench/redirect/seed.ts), then rounds of BENCH_VISITS_PER_FLUSH visits
  * (default 50,000: about a second of that load; random links, ten countries, three visitor classes,
  * eight referrers) recorded and flushed through the real recorder and store. Reported per round: the
- * flush's wall time (on SQLite nearly all of it is the event loop's: statements run synchronously)
+ * flush's wall time (on SQLite nearly all of it is the event loop's: statements run synchronously),
+ * the longest the event loop was held at once (what a redirect arriving during the flush may wait)
  * and, on SQLite, the bytes it added to the write-ahead log. Round 1 creates the writer's rollup rows
  * of the day, later rounds rewrite them with the writer's totals, as every flush but the first does.
  */
@@ -30,6 +31,30 @@ const CLASSES: VisitClass[] = [
   { device: 'desktop', browser: 'Chrome', bot: false },
   { device: 'bot', browser: 'other', bot: true },
 ];
+
+/**
+ * The longest time between two turns of the event loop while it runs: how long a redirect arriving
+ * meanwhile could wait for the flush at worst (on SQLite, a statement or the commit; on PostgreSQL,
+ * building a statement or handling its result).
+ */
+function longestHold(): { stop: () => number } {
+  let longest = 0;
+  let last = performance.now();
+  let running = true;
+  const turn = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+    if (running) setImmediate(turn);
+  };
+  setImmediate(turn);
+  return {
+    stop: () => {
+      running = false;
+      return Math.max(longest, performance.now() - last);
+    },
+  };
+}
 
 async function run(label: string, url: string, sqliteFile?: string): Promise<void> {
   await seedLinks(url, LINKS);
@@ -63,16 +88,18 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
     }
     if (sqliteFile) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
     const started = performance.now();
+    const hold = longestHold();
     await recorder.flush();
-    const log = sqliteFile ? `, ${(logBytes() / 1e6).toFixed(1)} MB of log` : '';
-    console.log(`| ${label} | ${round} | ${(performance.now() - started).toFixed(0)} ms${log} |`);
+    const longest = hold.stop();
+    const log = sqliteFile ? `${(logBytes() / 1e6).toFixed(1)} MB` : '';
+    console.log(`| ${label} | ${round} | ${(performance.now() - started).toFixed(0)} ms | ${longest.toFixed(1)} ms | ${log} |`);
   }
   await recorder.stop();
   await database.close();
 }
 
 console.log(`${LINKS} links, flushes of ${VISITS_PER_FLUSH} visits; load average ${os.loadavg()[0]!.toFixed(1)}`);
-console.log('| database | round | flush |\n|---|---|---|');
+console.log('| database | round | flush | longest hold of the event loop | log written |\n|---|---|---|---|---|');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-flush-'));
 try {
   const file = path.join(dir, 'bench.db');
