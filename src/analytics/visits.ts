@@ -101,6 +101,11 @@ export class DayVisits {
     this.from = Math.min(this.from, later.from);
   }
 
+  /** The account of a link of this day's visits (trial links: TRIAL_GROUP), after a tally. */
+  accountOf(linkId: string): string {
+    return this.links.get(linkId)!.link.accountId ?? TRIAL_GROUP;
+  }
+
   /** Visits per account (trial links as TRIAL_GROUP), accounts in ascending order: the lock order. */
   accountTotals(): [string, number][] {
     const totals = new Map<string, number>();

@@ -48,4 +48,34 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
     }
     assert.equal((await stats(h, link.id, link.key)).total, 4);
   });
+
+  test("a flush writes its own rollup rows before it waits for another instance's day row", { timeout: 30_000 }, async () => {
+    const link = await linkWithKey(h);
+    // The flush's backend, waiting for a lock, holds the lock its writes to visit_rollups took.
+    const waitingAfterRollups = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+            where a.wait_event_type = 'Lock' and a.datname = current_database() and l.granted and l.relation = 'visit_rollups'::regclass`.execute(h.database.db)
+        ).rows[0]!.n,
+      );
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holding = h.database.db.transaction().execute(async (tx) => {
+      await sql`insert into visit_days (day, recorded, last_grant) values ('2026-11-15', 0, 0) on conflict (day) do nothing`.execute(tx);
+      await sql`select day from visit_days where day = '2026-11-15' for update`.execute(tx);
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await isLocked;
+    try {
+      await visit(h, link.slug, 2);
+      await until('the flush waits for the day row with its rollups written', async () => (await waitingAfterRollups()) > 0, 10_000);
+    } finally {
+      release();
+      await holding;
+    }
+    assert.equal((await stats(h, link.id, link.key)).total, 2);
+  });
 });

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { DAY_MS, utcDay } from '../../platform/time.js';
 import type { FlushBatch, GapReason, Recorded, RecordingLimits, RecordingStore, Shortfall } from '../ports.js';
@@ -12,6 +12,11 @@ type Tx = Transaction<AnalyticsDB>;
 
 /** Accounts' month rows known to exist (rows are never deleted), remembered up to this many. */
 const KNOWN_MONTHS_MAX = 100_000;
+/** Accounts and days remembered as short (KyselyRecordingStore.short), up to this many. */
+const SHORT_MAX = 100_000;
+
+/** An account expected to record all its visits was granted fewer (KyselyRecordingStore.transact). */
+class EarlyShortfall extends Error {}
 
 /** Recording storage: the flush transaction, heartbeats, and reaping of dead instances. */
 export class KyselyRecordingStore implements RecordingStore {
@@ -21,6 +26,8 @@ export class KyselyRecordingStore implements RecordingStore {
   private readonly knownMonths = new Set<string>();
   /** Each recording instance's rollup writer (one per recorder, whose flushes run one at a time). */
   private readonly writers = new Map<string, RollupWriter>();
+  /** Accounts ("month|account") and days ("YYYY-MM-DD", the ceiling) whose last grant was short (expectedInFull). */
+  private readonly short = new Set<string>();
 
   constructor(
     database: Database,
@@ -49,27 +56,90 @@ export class KyselyRecordingStore implements RecordingStore {
     return recorded;
   }
 
+  /**
+   * One transaction in two parts. First, before any row that other instances write is locked, the
+   * rollups of the accounts expected to record all their visits (see expectedInFull): they are this
+   * writer's own rows, so instances flushing at once write them side by side. Then the shared rows:
+   * the days' ceilings, the accounts' allowances and packs, `links.visits`, the gaps; only this part
+   * waits for another instance's flush. An account expected in full that is granted less (another
+   * instance used up its allowance meanwhile) undoes the first part and writes everything after the
+   * grant. PostgreSQL only (expectedInFull).
+   */
   private transact(batch: FlushBatch, totals: [string, number][][], writer: RollupWriter): Promise<Recorded[]> {
     return this.db.transaction().execute(async (tx) => {
-      // Every day row of the batch is locked first, in ascending order (see grant).
-      for (const day of batch.days) await lockDay(tx, day.day);
-      const recorded: Recorded[] = [];
-      const shortfalls: Shortfall[] = [...batch.dropped];
-      for (const [d, day] of batch.days.entries()) {
-        const { granted, reasons } = await this.grant(tx, day, totals[d]!, batch.limits);
-        const outcome = await day.grant(granted);
-        recorded.push(...outcome.recorded);
-        for (const [linkId, r] of outcome.refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
+      const early = batch.days.map((day, d) => this.expectedInFull(day, totals[d]!));
+      if (early.every((accounts) => accounts.size === 0)) return this.grantAndWrite(tx, batch, totals, writer, []);
+      const earlyRecorded: Recorded[] = [];
+      for (const [d, day] of batch.days.entries()) earlyRecorded.push(...(await day.grant(early[d]!)).recorded);
+      await sql`savepoint early_rollups`.execute(tx);
+      await writeRollups(tx, this.dialect, writer, earlyRecorded);
+      try {
+        return await this.grantAndWrite(tx, batch, totals, writer, early);
+      } catch (error) {
+        if (!(error instanceof EarlyShortfall)) throw error;
+        await sql`rollback to savepoint early_rollups`.execute(tx);
+        // Its totals hold the rollups just undone.
+        writer.restart();
+        return this.grantAndWrite(tx, batch, totals, writer, []);
       }
-      await writeRollups(tx, this.dialect, writer, recorded);
-      await addLinkVisits(tx, this.dialect, visitsPerLink(recorded));
-      // Stats keep the sums of past days (stats-service.ts) until a flush adds to one.
-      const today = utcDay(batch.now);
-      if (recorded.some((r) => r.day < today)) await bumpPastVersion(tx);
-      await addGaps(tx, this.dialect, shortfalls);
-      await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
-      return recorded;
     });
+  }
+
+  /** The shared part of a flush; `early[d]` are the accounts of day d whose rollups are written already. */
+  private async grantAndWrite(
+    tx: Tx,
+    batch: FlushBatch,
+    totals: [string, number][][],
+    writer: RollupWriter,
+    early: Map<string, number>[],
+  ): Promise<Recorded[]> {
+    // Every day row of the batch is locked first, in ascending order (see grant).
+    for (const day of batch.days) await lockDay(tx, day.day);
+    const recorded: Recorded[] = [];
+    const late: Recorded[] = [];
+    const shortfalls: Shortfall[] = [...batch.dropped];
+    for (const [d, day] of batch.days.entries()) {
+      const { granted, reasons } = await this.grant(tx, day, totals[d]!, batch.limits);
+      const written = early[d] ?? new Map<string, number>();
+      for (const [account, n] of written) if (granted.get(account) !== n) throw new EarlyShortfall();
+      const outcome = await day.grant(granted);
+      recorded.push(...outcome.recorded);
+      if (written.size === 0) late.push(...outcome.recorded);
+      else for (const r of outcome.recorded) if (!written.has(day.accountOf(r.linkId))) late.push(r);
+      for (const [linkId, r] of outcome.refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
+    }
+    await writeRollups(tx, this.dialect, writer, late);
+    await addLinkVisits(tx, this.dialect, visitsPerLink(recorded));
+    // Stats keep the sums of past days (stats-service.ts) until a flush adds to one.
+    const today = utcDay(batch.now);
+    if (recorded.some((r) => r.day < today)) await bumpPastVersion(tx);
+    await addGaps(tx, this.dialect, shortfalls);
+    await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
+    return recorded;
+  }
+
+  /**
+   * The accounts of a day (and the trial group) expected to record all their visits: all of them,
+   * but those that could not at their last flush this month, and none on a day whose ceiling was
+   * reached. A wrong guess costs a flush its first part (transact), so an account whose allowance is
+   * used up is written after the grant until a flush grants it all again (it bought a pack).
+   */
+  private expectedInFull(day: DayVisits, totals: [string, number][]): Map<string, number> {
+    // SQLite's transaction holds the one write lock from its start: nothing to gain, and the savepoint
+    // would have every page the rollups change copied to its journal (a flush twice as long).
+    if (this.dialect === 'sqlite' || this.short.has(day.day)) return new Map();
+    const month = day.day.slice(0, 7);
+    return new Map(totals.filter(([account]) => !this.short.has(`${month}|${account}`)));
+  }
+
+  /** Remembers which accounts (per month) and days (ceiling) a grant left short (expectedInFull). */
+  private noteShort(key: string, short: boolean): void {
+    if (!short) {
+      this.short.delete(key);
+      return;
+    }
+    if (this.short.size >= SHORT_MAX) this.short.clear();
+    this.short.add(key);
   }
 
   /**
@@ -82,6 +152,7 @@ export class KyselyRecordingStore implements RecordingStore {
   private async grant(tx: Tx, day: DayVisits, totals: [string, number][], limits: RecordingLimits) {
     const month = day.day.slice(0, 7);
     let dayLeft = await grantDay(tx, day.day, day.visits, limits.trackingDailyLimit);
+    this.noteShort(day.day, dayLeft < day.visits);
     // The usual flush: the ceiling does not bind, every account is offered all its visits, and one
     // statement serves them all (visit-allowance.ts). Otherwise each in turn takes what is left.
     const accounts = totals.filter(([account]) => account !== TRIAL_GROUP);
@@ -100,6 +171,7 @@ export class KyselyRecordingStore implements RecordingStore {
             : await grantAccount(tx, this.dialect, account, month, offer, limits.freeVisitsPerMonth);
       dayLeft -= got;
       granted.set(account, got);
+      this.noteShort(`${month}|${account}`, got < own);
       reasons.set(account, got < offer ? 'allowance_used_up' : 'daily_ceiling_reached');
     }
     await returnDay(tx, day.day, dayLeft);
