@@ -55,6 +55,9 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
   return database;
 }
 
+/** Bytes per page of a new SQLite database file (see openSqlite). */
+export const SQLITE_PAGE_SIZE = 16_384;
+
 /** How long a SQLite statement waits for another connection's write lock (asynchronously: sqlite-driver.ts). */
 const SQLITE_WAIT_MS = 5000;
 
@@ -71,6 +74,10 @@ function openSqlite(url: string, options: OpenOptions): Database {
   const sqlite = new SqliteDatabase(file);
   // WAL lets the CLI and readers work while the server writes; a writer waits for
   // another's lock (sqlite-driver.ts) instead of failing at once.
+  // A new file gets 16 KiB pages (an existing one keeps its own): a flush's commit writes every page
+  // it changed to the log at once, on the event loop, and four times fewer frames made that about
+  // 40% shorter at 10,000 busy links (`npm run bench:flush-load`, longest hold). Must precede WAL.
+  sqlite.pragma(`page_size = ${SQLITE_PAGE_SIZE}`);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
