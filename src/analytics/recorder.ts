@@ -178,7 +178,8 @@ export class VisitRecorder {
       batch.visits - visits,
       dropped.reduce((n, s) => n + s.count, 0),
     );
-    if (recorded.length > 0) this.o.onRecorded?.({ at: now, links: [...visitsPerLink(recorded)].map(([linkId, n]) => ({ linkId, visits: n })) });
+    if (recorded.length > 0 && this.o.onRecorded)
+      this.o.onRecorded({ at: now, links: [...(await visitsPerLink(recorded))].map(([linkId, n]) => ({ linkId, visits: n })) });
     return true;
   }
 

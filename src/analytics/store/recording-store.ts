@@ -109,7 +109,7 @@ export class KyselyRecordingStore implements RecordingStore {
       for (const [linkId, r] of outcome.refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
     }
     await writeRollups(tx, this.dialect, writer, late);
-    await addLinkVisits(tx, this.dialect, visitsPerLink(recorded));
+    await addLinkVisits(tx, this.dialect, await visitsPerLink(recorded));
     // Stats keep the sums of past days (stats-service.ts) until a flush adds to one.
     const today = utcDay(batch.now);
     if (recorded.some((r) => r.day < today)) await bumpPastVersion(tx);
