@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { VisitRecorder } from '../../src/analytics/recorder.js';
@@ -6,6 +9,8 @@ import { analyticsDb } from '../../src/analytics/store/analytics-schema.js';
 import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
 import { parseCounts } from '../../src/analytics/store/rollups.js';
 import type { Counts } from '../../src/analytics/ports.js';
+import { PendingVisits } from '../../src/analytics/visits.js';
+import { openDatabase } from '../../src/platform/database/database.js';
 import { EventBus, type VisitsRecorded } from '../../src/platform/events.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
@@ -223,4 +228,35 @@ eachDatabase('the flush', (kind) => {
     assert.equal(days.length, 1);
     assert.equal(days[0], new Date(h.clock.now() - DAY).toISOString().slice(0, 10));
   });
+});
+
+test('a flush of more distinct links than a spread of arguments can hold records them all', { timeout: 120_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'many-links-'));
+  const database = await openDatabase(`sqlite:${path.join(dir, 'many.db')}`, { checkpoints: false });
+  try {
+    const store = new KyselyRecordingStore(database);
+    const pending = new PendingVisits();
+    const now = Date.UTC(2026, 10, 15, 12);
+    const links = 150_000;
+    for (let i = 0; i < links; i++)
+      pending.add({ id: `link-${i}`, accountId: null }, 's', 'DE', { device: 'desktop', browser: 'Chrome', bot: false }, 'direct', now);
+    await pending.tally();
+    const recorded = await store.flush({
+      instanceId: 'many',
+      startedAt: now,
+      now,
+      days: pending.sorted(),
+      dropped: [],
+      limits: { freeVisitsPerMonth: 1e9, trackingDailyLimit: 1e9 },
+    });
+    assert.equal(recorded.length, links);
+    const { n } = await analyticsDb(database.db)
+      .selectFrom('visit_rollups')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(n), links);
+  } finally {
+    await database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
