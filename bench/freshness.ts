@@ -57,24 +57,36 @@ async function expectStatus(answer: Response, expected: number, what: string): P
   return answer;
 }
 
+interface ProbeLink {
+  id: string;
+  slug: string;
+}
+
+/**
+ * A probe link for each instance, created through it before the load starts: under full load the
+ * service sheds API writes with a 503, as it should, and the probe needs its links.
+ */
+function probeLinks(servers: Server[], key: string): Promise<ProbeLink[]> {
+  return Promise.all(
+    servers.map(async (server) => {
+      const created = await fetch(`${server.url}/api/v1/links`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+        body: JSON.stringify({ target: 'https://example.org/probe' }),
+      });
+      return (await (await expectStatus(created, 200, 'creating a probe link')).json()) as ProbeLink;
+    }),
+  );
+}
+
 /**
  * Redirects a link of each instance's own through that instance (visits through one instance are
  * counted in the order they were made), at random intervals of 0.2 to 0.8 s until `until`, while
  * reading each link's stats every 50 ms through the next instance: the lag of each redirect, in ms,
  * from just before it was sent to the end of the first read that counts it.
  */
-async function probe(servers: Server[], key: string, until: number): Promise<{ lags: number[]; shed: number }> {
+async function probe(servers: Server[], key: string, links: ProbeLink[], until: number): Promise<{ lags: number[]; shed: number }> {
   const headers = { authorization: `Bearer ${key}` };
-  const links = await Promise.all(
-    servers.map(async (server) => {
-      const created = await fetch(`${server.url}/api/v1/links`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
-        body: JSON.stringify({ target: 'https://example.org/probe' }),
-      });
-      return (await (await expectStatus(created, 200, 'creating a probe link')).json()) as { id: string; slug: string };
-    }),
-  );
   const sentAt: number[][] = servers.map(() => []);
   const lags: number[] = [];
   let counted = servers.map(() => 0);
@@ -155,7 +167,8 @@ async function setup(label: string, databaseUrl: string, instances: number): Pro
       await waitUntilUp(server.url + server.up);
     }
     // Probing stops PROBE_TAIL_SECONDS before the load does, for its last visits to be counted under load.
-    const probing = sleep(2000).then(() => probe(servers, key, Date.now() + (SECONDS - PROBE_TAIL_SECONDS) * 1000));
+    const links = await probeLinks(servers, key);
+    const probing = sleep(2000).then(() => probe(servers, key, links, Date.now() + (SECONDS - PROBE_TAIL_SECONDS) * 1000));
     // The load runs its course even when the probe fails, so that no load generator outlives the run.
     const [figures, probed] = await Promise.all([measure(servers, slugFile, SECONDS), probing.catch((error: unknown) => ({ error }))]);
     if ('error' in probed) throw probed.error;
