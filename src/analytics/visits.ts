@@ -170,7 +170,7 @@ class GrantedVisits implements Recorded {
   }
 }
 
-/** Visits recorded per link, over the days of a flush; a slice at a time (ten thousand links held the event loop for milliseconds). */
+/** Visits recorded per link, over the days of a flush; a slice at a time (ten thousand links take milliseconds). */
 export async function visitsPerLink(recorded: Recorded[]): Promise<Map<string, number>> {
   const visits = new Map<string, number>();
   for (const [i, r] of recorded.entries()) {

@@ -76,6 +76,22 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     assert.deepEqual(usage, { recordedThisMonth: 5, freeLeft: 0, packsLeft: 0 });
   });
 
+  test('the flush in which an account runs out keeps one rollup row per link and day, holding what was granted', async () => {
+    const link = await linkWithKey(h);
+    await visit(h, link.slug, 4, { headers: { 'cf-ipcountry': 'DE' } });
+    await h.app.visitRecorder.flush();
+    // Expected in full, granted 1 of 4: on PostgreSQL the rollups written before the grant are undone,
+    // GB's three visits with them.
+    await visit(h, link.slug, 1, { headers: { 'cf-ipcountry': 'FR' } });
+    await visit(h, link.slug, 3, { headers: { 'cf-ipcountry': 'GB' } });
+    await h.app.visitRecorder.flush();
+    const rows = await analyticsDb(h.database.db).selectFrom('visit_rollups').select(['writer', 's', 'q', 'counts']).where('link_id', '=', link.id).execute();
+    assert.equal(rows.length, 1, 'the writer kept its row');
+    assert.equal(Number(rows[0]!.s) + Number(rows[0]!.q), 5);
+    assert.deepEqual({ ...JSON.parse(rows[0]!.counts).country }, { DE: 4, FR: 1 });
+    assert.equal((await stats(h, link.id, link.key)).total, 5);
+  });
+
   test('capacity packs extend recording, oldest active pack first', async () => {
     const link = await linkWithKey(h);
     await addPack(link.accountId, 1, 'refunded');

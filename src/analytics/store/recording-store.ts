@@ -61,9 +61,9 @@ export class KyselyRecordingStore implements RecordingStore {
    * rollups of the accounts expected to record all their visits (see expectedInFull): they are this
    * writer's own rows, so instances flushing at once write them side by side. Then the shared rows:
    * the days' ceilings, the accounts' allowances and packs, `links.visits`, the gaps; only this part
-   * waits for another instance's flush. An account expected in full that is granted less (another
-   * instance used up its allowance meanwhile) undoes the first part and writes everything after the
-   * grant. PostgreSQL only (expectedInFull).
+   * waits for another instance's flush. An account expected in full that is granted less (it ran out
+   * with this flush, or another instance used up its allowance meanwhile) undoes the first part and
+   * writes everything after the grant. PostgreSQL only (expectedInFull).
    */
   private transact(batch: FlushBatch, totals: [string, number][][], writer: RollupWriter): Promise<Recorded[]> {
     return this.db.transaction().execute(async (tx) => {
@@ -79,8 +79,11 @@ export class KyselyRecordingStore implements RecordingStore {
       } catch (error) {
         if (!(error instanceof EarlyShortfall)) throw error;
         await sql`rollback to savepoint early_rollups`.execute(tx);
-        // Its totals hold the rollups just undone.
-        writer.restart();
+        // Its totals hold the rollups just undone: they come back out, and the writer keeps its rows.
+        for (const [i, r] of earlyRecorded.entries()) {
+          writer.remove(r);
+          if (i % 128 === 127) await breathe();
+        }
         return this.grantAndWrite(tx, batch, totals, writer, []);
       }
     });
@@ -123,8 +126,9 @@ export class KyselyRecordingStore implements RecordingStore {
   /**
    * The accounts of a day (and the trial group) expected to record all their visits: all of them,
    * but those that could not at their last flush this month, and none on a day whose ceiling was
-   * reached. A wrong guess costs a flush its first part (transact), so an account whose allowance is
-   * used up is written after the grant until a flush grants it all again (it bought a pack).
+   * reached. A wrong guess costs a flush its first part (transact): the flush in which an account runs
+   * out writes twice. An account whose allowance is used up is then written after the grant until a
+   * flush grants it all again (it bought a pack).
    */
   private expectedInFull(day: DayVisits, totals: [string, number][]): Map<string, number> {
     // SQLite's transaction holds the one write lock from its start: nothing to gain, and the savepoint
@@ -146,7 +150,7 @@ export class KyselyRecordingStore implements RecordingStore {
 
   /**
    * The service ceiling of the day is taken first, then each account (ascending id) takes its share
-   * from its free visits and packs. All flushes lock in one order (days, then accounts, then packs, then
+   * from its free visits and packs. All flushes lock in one order (days, then accounts, then packs, then links, then
    * gaps, each sorted): without it, a batch spanning midnight would lock an account row before the
    * second day's row while a one-day batch locks them the other way round, and PostgreSQL would abort
    * one as a deadlock.

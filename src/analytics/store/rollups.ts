@@ -99,7 +99,8 @@ interface Totals {
  * a link's rows of a day over writers. Rows of other instances are never touched, so instances
  * flushing at once wait for no rollup row. A writer restarts under a new id (and starts new rows) when
  * a flush fails (its totals may hold visits that were not committed), when a batch holds a day whose
- * totals it has let go, and when it holds more than `maxValues` counts.
+ * totals it has let go, and when it holds more than `maxValues` counts. Rows rolled back to a
+ * savepoint within a flush are taken back out of the totals instead (`remove`).
  */
 export class RollupWriter {
   id = crypto.randomUUID();
@@ -142,6 +143,32 @@ export class RollupWriter {
     totals.q += q;
     for (let d = 0; d < DIMENSIONS.length; d++) counts[DIMENSIONS[d]!].forEach((n, value) => this.bump(totals, this.idOf(d, value), n));
     return [r.linkId, r.day, this.id, totals.s, totals.q, this.json(totals)];
+  }
+
+  /**
+   * Takes a link-day's visits, added by `add`, back out of its totals: the savepoint that held their
+   * row was rolled back (KyselyRecordingStore.transact). Values left at zero are dropped, and totals
+   * left empty with them, so the totals are what this writer's committed row holds (or no row).
+   */
+  remove(r: Recorded): void {
+    const links = this.days.get(r.day);
+    const totals = links?.get(r.linkId);
+    if (links === undefined || totals === undefined) return;
+    const { s, q, counts } = r.rollup();
+    totals.s -= s;
+    totals.q -= q;
+    for (let d = 0; d < DIMENSIONS.length; d++) counts[DIMENSIONS[d]!].forEach((n, value) => this.bump(totals, this.idOf(d, value), -n));
+    const { pairs } = totals;
+    let kept = 0;
+    for (let i = 0; i < totals.used; i += 2) {
+      if (pairs[i + 1] === 0) continue;
+      pairs[kept] = pairs[i]!;
+      pairs[kept + 1] = pairs[i + 1]!;
+      kept += 2;
+    }
+    this.values -= (totals.used - kept) / 2;
+    totals.used = kept;
+    if (kept === 0 && totals.s === 0 && totals.q === 0) links.delete(r.linkId);
   }
 
   /**
@@ -226,7 +253,7 @@ export async function writeRollups(tx: Tx, dialect: Dialect, writer: RollupWrite
  * Adds the recorded visits to `links.visits`: one UPDATE … FROM per chunk of links. PostgreSQL first
  * locks all the rows in id order, in one statement that sorts them there: two flushes of different
  * days (which no day row serialises) must not take them in opposite orders, and sorting ten thousand
- * ids in JavaScript held the event loop for ten milliseconds.
+ * ids in JavaScript would hold the event loop for about ten milliseconds.
  */
 export async function addLinkVisits(tx: Tx, dialect: Dialect, perLink: Map<string, number>): Promise<void> {
   const entries = [...perLink];
