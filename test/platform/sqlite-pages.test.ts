@@ -10,29 +10,30 @@ import { openDatabase, SQLITE_PAGE_SIZE } from '../../src/platform/database/data
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-pages-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const pageSize = async (url: string) => {
+/** The file's page size, and the log size (in pages) at which the writing connection checkpoints itself. */
+const pages = async (url: string) => {
   const database = await openDatabase(url, { checkpoints: false });
   try {
     const { rows } = await sql<{ page_size: number }>`pragma page_size`.execute(database.db);
-    return rows[0]!.page_size;
+    const { rows: limit } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(database.db);
+    return [rows[0]!.page_size, limit[0]!.wal_autocheckpoint];
   } finally {
     await database.close();
   }
 };
 
-test('a new SQLite database file gets pages of SQLITE_PAGE_SIZE bytes', async () => {
-  assert.equal(SQLITE_PAGE_SIZE, 16_384);
-  assert.equal(await pageSize(`sqlite:${path.join(dir, 'new.db')}`), SQLITE_PAGE_SIZE);
+test('a new SQLite database file gets pages of SQLITE_PAGE_SIZE bytes, and checkpoints itself past 100 MiB of log', async () => {
+  assert.deepEqual(await pages(`sqlite:${path.join(dir, 'new.db')}`), [SQLITE_PAGE_SIZE, (100 * 1024 * 1024) / SQLITE_PAGE_SIZE]);
 });
 
-test('an existing file keeps its page size and its rows, and is migrated', async () => {
+test('an existing file keeps its page size (and its safety checkpoint of 100 MiB) and its rows, and is migrated', async () => {
   const file = path.join(dir, 'old.db');
   const old = new SqliteDatabase(file);
   old.pragma('page_size = 4096');
   old.pragma('journal_mode = WAL');
   old.exec("create table kept (v text); insert into kept values ('here')");
   old.close();
-  assert.equal(await pageSize(`sqlite:${file}`), 4096);
+  assert.deepEqual(await pages(`sqlite:${file}`), [4096, (100 * 1024 * 1024) / 4096]);
   const database = await openDatabase(`sqlite:${file}`, { checkpoints: false });
   try {
     assert.deepEqual((await sql<{ v: string }>`select v from kept`.execute(database.db)).rows, [{ v: 'here' }]);

@@ -87,10 +87,11 @@ function openSqlite(url: string, options: OpenOptions): Database {
   const db = new Kysely<DB>({ dialect: new SqliteWaitingDialect(() => sqlite, SQLITE_WAIT_MS) });
   if (file === ':memory:') return { db, reads: db, dialect: 'sqlite', url, close: () => db.destroy() };
   // Checkpoints run in a worker thread (checkpointer.ts); the writer checkpoints itself only if the
-  // log passes this many pages (100 MB), which that thread normally never lets happen. A busy
+  // log passes 100 MB (in pages of the file's size), which that thread normally never lets happen. A busy
   // flush writes megabytes of log before the log can start over; the file is cut back to
   // 16 MB when it does.
-  sqlite.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
+  const pageSize = sqlite.pragma('page_size', { simple: true }) as number;
+  sqlite.pragma(`wal_autocheckpoint = ${Math.ceil(SAFETY_CHECKPOINT_BYTES / pageSize)}`);
   sqlite.pragma('journal_size_limit = 16777216');
   const checkpointer = options.checkpoints !== false ? new Checkpointer(path.resolve(file), CHECKPOINT_INTERVAL_MS) : undefined;
   // Opened on first use: the file must exist and be migrated by then.
@@ -113,7 +114,7 @@ function openSqlite(url: string, options: OpenOptions): Database {
 }
 
 const CHECKPOINT_INTERVAL_MS = 500;
-const SAFETY_CHECKPOINT_PAGES = 25_000;
+const SAFETY_CHECKPOINT_BYTES = 100 * 1024 * 1024;
 
 function openPostgres(url: string): Database {
   const pool = new pg.Pool({
