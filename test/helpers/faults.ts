@@ -165,7 +165,8 @@ export function smallTmpfs(): { dir: string; unmount: () => void } | string {
   if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlinks-full-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', dir], { stdio: 'pipe' });
+    // Room for a new database (16 KiB pages, a page or more for each table and index) and its log while it migrates.
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', dir], { stdio: 'pipe' });
   } catch (error) {
     fs.rmSync(dir, { recursive: true, force: true });
     return `cannot mount a tmpfs: ${String((error as { stderr?: unknown }).stderr ?? error).trim()}`;
