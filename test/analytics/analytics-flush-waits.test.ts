@@ -17,16 +17,8 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
   });
   after(async () => h.close());
 
-  test('redirects are answered while the flush waits, and once it may, every visit is recorded once', { timeout: 30_000 }, async () => {
-    const link = await linkWithKey(h);
-    const waiting = async () =>
-      Number(
-        (
-          await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
-            h.database.db,
-          )
-        ).rows[0]!.n,
-      );
+  /** Locks the day's row from another connection, as another instance's flush does; resolves to its release. */
+  async function holdDayRow(): Promise<() => Promise<void>> {
     let release!: () => void;
     let locked!: () => void;
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
@@ -37,14 +29,30 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
       await new Promise<void>((resolve) => (release = resolve));
     });
     await isLocked;
+    return async () => {
+      release();
+      await holding;
+    };
+  }
+
+  test('redirects are answered while the flush waits, and once it may, every visit is recorded once', { timeout: 30_000 }, async () => {
+    const link = await linkWithKey(h);
+    const waiting = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
+            h.database.db,
+          )
+        ).rows[0]!.n,
+      );
+    const release = await holdDayRow();
     try {
       await visit(h, link.slug, 1);
       await until('a flush waits for the held row', async () => (await waiting()) > 0, 10_000);
       // Answered at once, counted in memory while the flush waits.
       await visit(h, link.slug, 3);
     } finally {
-      release();
-      await holding;
+      await release();
     }
     assert.equal((await stats(h, link.id, link.key)).total, 4);
   });
@@ -59,22 +67,12 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
             where a.wait_event_type = 'Lock' and a.datname = current_database() and l.granted and l.relation = 'visit_rollups'::regclass`.execute(h.database.db)
         ).rows[0]!.n,
       );
-    let release!: () => void;
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const holding = h.database.db.transaction().execute(async (tx) => {
-      await sql`insert into visit_days (day, recorded, last_grant) values ('2026-11-15', 0, 0) on conflict (day) do nothing`.execute(tx);
-      await sql`select day from visit_days where day = '2026-11-15' for update`.execute(tx);
-      locked();
-      await new Promise<void>((resolve) => (release = resolve));
-    });
-    await isLocked;
+    const release = await holdDayRow();
     try {
       await visit(h, link.slug, 2);
       await until('the flush waits for the day row with its rollups written', async () => (await waitingAfterRollups()) > 0, 10_000);
     } finally {
-      release();
-      await holding;
+      await release();
     }
     assert.equal((await stats(h, link.id, link.key)).total, 2);
   });
