@@ -39,7 +39,7 @@ export async function breathe(): Promise<void> {
 }
 
 /** Visits grouped, or links granted, between two looks at the clock (breathe). */
-const SLICE = 128;
+export const SLICE = 128;
 
 /** Fields of a visit in the day's list. */
 const FIELDS = 5;

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { DAY_MS, utcDay } from '../../platform/time.js';
 import type { FlushBatch, GapReason, Recorded, RecordingLimits, RecordingStore, Shortfall } from '../ports.js';
-import { breathe, TRIAL_GROUP, visitsPerLink, type DayVisits } from '../visits.js';
+import { breathe, SLICE, TRIAL_GROUP, visitsPerLink, type DayVisits } from '../visits.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import { addLinkVisits, bumpPastVersion, RollupWriter, writeRollups } from './rollups.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
@@ -82,7 +82,7 @@ export class KyselyRecordingStore implements RecordingStore {
         // Its totals hold the rollups just undone: they come back out, and the writer keeps its rows.
         for (const [i, r] of earlyRecorded.entries()) {
           writer.remove(r);
-          if (i % 128 === 127) await breathe();
+          if (i % SLICE === SLICE - 1) await breathe();
         }
         return this.grantAndWrite(tx, batch, totals, writer, []);
       }

@@ -138,10 +138,7 @@ export class RollupWriter {
     if (links === undefined) this.days.set(r.day, (links = new Map<string, Totals>()));
     let totals = links.get(r.linkId);
     if (totals === undefined) links.set(r.linkId, (totals = { s: 0, q: 0, pairs: new Float64Array(64), used: 0 }));
-    const { s, q, counts } = r.rollup();
-    totals.s += s;
-    totals.q += q;
-    for (let d = 0; d < DIMENSIONS.length; d++) counts[DIMENSIONS[d]!].forEach((n, value) => this.bump(totals, this.idOf(d, value), n));
+    this.apply(totals, r, 1);
     return [r.linkId, r.day, this.id, totals.s, totals.q, this.json(totals)];
   }
 
@@ -154,10 +151,7 @@ export class RollupWriter {
     const links = this.days.get(r.day);
     const totals = links?.get(r.linkId);
     if (links === undefined || totals === undefined) return;
-    const { s, q, counts } = r.rollup();
-    totals.s -= s;
-    totals.q -= q;
-    for (let d = 0; d < DIMENSIONS.length; d++) counts[DIMENSIONS[d]!].forEach((n, value) => this.bump(totals, this.idOf(d, value), -n));
+    this.apply(totals, r, -1);
     const { pairs } = totals;
     let kept = 0;
     for (let i = 0; i < totals.used; i += 2) {
@@ -183,6 +177,14 @@ export class RollupWriter {
       if (day > this.forgotten) this.forgotten = day;
     }
     if (this.values > this.maxValues) this.restart();
+  }
+
+  /** Adds (sign 1) or takes back (sign -1) a link-day's visits to or from its totals. */
+  private apply(totals: Totals, r: Recorded, sign: 1 | -1): void {
+    const { s, q, counts } = r.rollup();
+    totals.s += sign * s;
+    totals.q += sign * q;
+    for (let d = 0; d < DIMENSIONS.length; d++) counts[DIMENSIONS[d]!].forEach((n, value) => this.bump(totals, this.idOf(d, value), sign * n));
   }
 
   private idOf(dimension: number, value: string): number {
