@@ -11,8 +11,11 @@ eachDatabase('refreshedAt of stats', (kind) => {
   let a: Harness;
   let b: Harness;
   before(async () => {
-    a = await Harness.start(kind);
-    b = await Harness.start(kind, {}, a.database);
+    // b stays silent while a's clock runs 30 s on; with the default 5 s heartbeat, a's own timer would
+    // rightly reap b as dead (three missed heartbeats) if it fired in that window.
+    const slowBeat = { ANALYTICS_HEARTBEAT_INTERVAL_MS: '600000' };
+    a = await Harness.start(kind, slowBeat);
+    b = await Harness.start(kind, slowBeat, a.database);
   });
   after(async () => {
     await b.close({ keepDatabase: true });
