@@ -8,6 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/platform/database/database.js';
 import { isUnavailable } from '../../src/platform/database/sql-errors.js';
+import { eachRow } from '../../src/platform/database/sqlite-driver.js';
 
 // Another connection writes the same SQLite file (the admin CLI beside the server); here a plain second
 // connection plays that writer.
@@ -87,4 +88,40 @@ test('a transaction waits for the write lock before it starts, and gives up afte
   }
   const { rows } = await sql<{ n: number }>`select n from counter where id = 1`.execute(database.db);
   assert.equal(rows[0]!.n, 2);
+});
+
+test('eachRow runs its statement once per row inside the transaction, and a failing row rolls back the rows before it', async () => {
+  await sql`create table pairs (k text primary key, v integer not null)`.execute(database.db);
+  const upsert = 'insert into pairs (k, v) values (?, ?) on conflict (k) do update set v = pairs.v + excluded.v';
+  const result = await database.db.transaction().execute((tx) =>
+    tx.executeQuery(
+      eachRow(upsert, [
+        ['a', 1],
+        ['b', 2],
+        ['a', 10],
+      ]),
+    ),
+  );
+  assert.equal(result.numAffectedRows, 3n);
+  const read = async () => (await sql<{ k: string; v: number }>`select k, v from pairs order by k`.execute(database.db)).rows;
+  assert.deepEqual(await read(), [
+    { k: 'a', v: 11 },
+    { k: 'b', v: 2 },
+  ]);
+  const failed = database.db.transaction().execute((tx) =>
+    tx.executeQuery(
+      eachRow(upsert, [
+        ['c', 3],
+        ['d', null],
+      ]),
+    ),
+  );
+  await assert.rejects(failed, /NOT NULL/);
+  assert.deepEqual(await read(), [
+    { k: 'a', v: 11 },
+    { k: 'b', v: 2 },
+  ]);
+  // Outside a transaction each row would commit alone, and a retry after SQLITE_BUSY would repeat them.
+  await assert.rejects(database.db.executeQuery(eachRow(upsert, [['e', 5]])), /inside a transaction/);
+  assert.equal((await read()).length, 2);
 });

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
+import { eachRow } from '../../platform/database/sqlite-driver.js';
 import { DIMENSIONS, type Counts, type Dimension, type Recorded, type RollupRow } from '../ports.js';
 import { breathe } from '../visits.js';
 import type { AnalyticsDB } from './analytics-schema.js';
@@ -9,19 +10,23 @@ import type { AnalyticsDB } from './analytics-schema.js';
 type Tx = Transaction<AnalyticsDB>;
 
 /**
- * Rows per statement. On SQLite a statement runs on the event loop, synchronously: ten rows keep each
- * one to a fraction of a millisecond, and the flush may yield after each (breathe), so a redirect that
- * arrives during a flush waits little longer than a slice (the p99 of `npm run bench:redirect`).
- * PostgreSQL's run elsewhere, and fewer round trips keep its flushes short.
+ * Rows per query. On SQLite a query runs on the event loop, synchronously, one prepared statement per
+ * row (eachRow): 64 rows keep it to a fraction of a millisecond, and the flush may yield after each
+ * (breathe), so a redirect that arrives during a flush waits little longer than a slice (the p99 of
+ * `npm run bench:redirect`). PostgreSQL's run elsewhere, and fewer round trips keep its flushes short.
  */
-const rowsPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 10 : 200);
+const rowsPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 64 : 200);
 
 /**
- * Links per `links.visits` statement. On PostgreSQL these rows are shared with other instances and
+ * Links per `links.visits` query. On PostgreSQL these rows are shared with other instances and
  * stay locked until the commit, while every round trip under load waits a turn of the event loop:
  * fewer, larger statements let a concurrent flush of another instance in sooner.
  */
-const linksPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 10 : 1000);
+const linksPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 64 : 1000);
+
+const SQLITE_UPSERT_ROLLUP = `insert into visit_rollups (link_id, day, writer, s, q, counts) values (?, ?, ?, ?, ?, ?)
+  on conflict (link_id, day, writer) do update set s = excluded.s, q = excluded.q, counts = excluded.counts`;
+const SQLITE_ADD_LINK_VISITS = 'update links set visits = visits + ? where id = ?';
 
 /** After a statement: SQLite's ran on the event loop; awaiting PostgreSQL's let redirects through already. */
 const afterStatement = (dialect: Dialect) => (dialect === 'sqlite' ? breathe() : undefined);
@@ -236,23 +241,25 @@ export class RollupWriter {
 }
 
 /**
- * Writes the writer's totals of the recorded link-days to its rollup rows, a chunk of rows per
- * statement as one JSON parameter. Only this writer writes these rows, so a row is replaced whole.
+ * Writes the writer's totals of the recorded link-days to its rollup rows, a chunk of rows per query
+ * (SQLite: a prepared statement per row; PostgreSQL: one statement over the rows as one JSON
+ * parameter). Only this writer writes these rows, so a row is replaced whole.
  */
 export async function writeRollups(tx: Tx, dialect: Dialect, writer: RollupWriter, recorded: Recorded[]): Promise<void> {
   const chunk = rowsPerStatement(dialect);
   for (let i = 0; i < recorded.length; i += chunk) {
     const rows = recorded.slice(i, i + chunk).map((r) => writer.add(r));
-    // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
-    await sql`insert into visit_rollups (link_id, day, writer, s, q, counts)
-      select link_id, day, writer, s, q, counts from ${jsonRows(dialect, rows, ROLLUP_COLUMNS)} as v where true
-      on conflict (link_id, day, writer) do update set s = excluded.s, q = excluded.q, counts = excluded.counts`.execute(tx);
+    if (dialect === 'sqlite') await tx.executeQuery(eachRow(SQLITE_UPSERT_ROLLUP, rows));
+    else
+      await sql`insert into visit_rollups (link_id, day, writer, s, q, counts)
+        select link_id, day, writer, s, q, counts from ${jsonRows(dialect, rows, ROLLUP_COLUMNS)} as v
+        on conflict (link_id, day, writer) do update set s = excluded.s, q = excluded.q, counts = excluded.counts`.execute(tx);
     await afterStatement(dialect);
   }
 }
 
 /**
- * Adds the recorded visits to `links.visits`: one UPDATE … FROM per chunk of links. PostgreSQL first
+ * Adds the recorded visits to `links.visits`, a chunk of links per query (as writeRollups). PostgreSQL first
  * locks all the rows in id order, in one statement that sorts them there: two flushes of different
  * days (which no day row serialises) must not take them in opposite orders, and sorting ten thousand
  * ids in JavaScript would hold the event loop for about ten milliseconds.
@@ -269,11 +276,21 @@ export async function addLinkVisits(tx: Tx, dialect: Dialect, perLink: Map<strin
   }
   const size = linksPerStatement(dialect);
   for (let i = 0; i < entries.length; i += size) {
-    const values = jsonRows(dialect, entries.slice(i, i + size), [
-      ['link_id', 'text'],
-      ['n', 'bigint'],
-    ]);
-    await sql`update links set visits = links.visits + v.n from ${values} as v where links.id = v.link_id`.execute(tx);
+    const chunk = entries.slice(i, i + size);
+    if (dialect === 'sqlite')
+      await tx.executeQuery(
+        eachRow(
+          SQLITE_ADD_LINK_VISITS,
+          chunk.map(([id, n]) => [n, id]),
+        ),
+      );
+    else {
+      const values = jsonRows(dialect, chunk, [
+        ['link_id', 'text'],
+        ['n', 'bigint'],
+      ]);
+      await sql`update links set visits = links.visits + v.n from ${values} as v where links.id = v.link_id`.execute(tx);
+    }
     await afterStatement(dialect);
   }
 }
