@@ -35,6 +35,8 @@ eachDatabase('migrations from the one before', (kind) => {
     if (kind === 'postgres') {
       const { rows } = await sql<{ options: string[] }>`select reloptions as options from pg_class where relname = 'links'`.execute(database.db);
       assert.deepEqual(rows[0]!.options, ['fillfactor=80'], '0015 leaves room on the pages of links for HOT updates');
+      const rollups = await sql<{ options: string[] }>`select reloptions as options from pg_class where relname = 'visit_rollups'`.execute(database.db);
+      assert.deepEqual(rollups.rows[0]!.options, ['fillfactor=50'], '0016 leaves room on the pages of visit_rollups for HOT updates');
     }
   });
 });

@@ -5,6 +5,7 @@ import * as accountSignIn from './migrations/0012-account-sign-in.js';
 import * as sessions from './migrations/0013-sessions.js';
 import * as rollupWriters from './migrations/0014-rollup-writers.js';
 import * as linksFillfactor from './migrations/0015-links-fillfactor.js';
+import * as rollupsFillfactor from './migrations/0016-rollups-fillfactor.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0013_sessions': sessions,
   '0014_rollup_writers': rollupWriters,
   '0015_links_fillfactor': linksFillfactor,
+  '0016_rollups_fillfactor': rollupsFillfactor,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
