@@ -6,8 +6,9 @@
  * eight referrers) recorded and flushed through the real recorder and store. Reported per round: the
  * flush's wall time (on SQLite nearly all of it is the event loop's: statements run synchronously),
  * the longest the event loop was held at once (what a redirect arriving during the flush may wait)
- * and, on SQLite, the bytes it added to the write-ahead log. Round 1 creates the writer's rollup rows
- * of the day, later rounds rewrite them with the writer's totals, as every flush but the first does.
+ * and the bytes it added to the write-ahead log (SQLite's file; PostgreSQL's WAL, the whole server's).
+ * Round 1 creates the writer's rollup rows of the day, later rounds rewrite them with the writer's
+ * totals, as every flush but the first does. Then, for PostgreSQL, the size of `visit_rollups`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -56,6 +57,8 @@ function longestHold(): { stop: () => number } {
   };
 }
 
+const tableSizes: string[] = [];
+
 async function run(label: string, url: string, sqliteFile?: string): Promise<void> {
   await seedLinks(url, LINKS);
   // No checkpoint thread: it would copy the log back into the file meanwhile, and the log's size would
@@ -71,7 +74,12 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
     bufferMaxVisits: 1e9,
     onError: (error) => console.error(error),
   });
-  const logBytes = () => (sqliteFile && fs.existsSync(`${sqliteFile}-wal`) ? fs.statSync(`${sqliteFile}-wal`).size : 0);
+  // SQLite: the size of its write-ahead log (checkpointed empty before each flush); PostgreSQL: the WAL position.
+  const logBytes = async () => {
+    if (sqliteFile) return fs.existsSync(`${sqliteFile}-wal`) ? fs.statSync(`${sqliteFile}-wal`).size : 0;
+    const { rows } = await sql<{ at: string }>`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') as at`.execute(database.db);
+    return Number(rows[0]!.at);
+  };
   if (sqliteFile) await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
   for (let round = 1; round <= ROUNDS; round++) {
     const now = Date.now();
@@ -87,12 +95,19 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
       );
     }
     if (sqliteFile) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
+    const logBefore = sqliteFile ? 0 : await logBytes();
     const started = performance.now();
     const hold = longestHold();
     await recorder.flush();
     const longest = hold.stop();
-    const log = sqliteFile ? `${(logBytes() / 1e6).toFixed(1)} MB` : '';
-    console.log(`| ${label} | ${round} | ${(performance.now() - started).toFixed(0)} ms | ${longest.toFixed(1)} ms | ${log} |`);
+    const elapsed = performance.now() - started;
+    const log = `${(((await logBytes()) - logBefore) / 1e6).toFixed(1)} MB`;
+    console.log(`| ${label} | ${round} | ${elapsed.toFixed(0)} ms | ${longest.toFixed(1)} ms | ${log} |`);
+  }
+  if (!sqliteFile) {
+    // Rewritten rows that cannot stay on their page (no HOT update) leave the table to grow until vacuumed.
+    const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size('visit_rollups') as bytes`.execute(database.db);
+    tableSizes.push(`${label}: visit_rollups is ${(Number(rows[0]!.bytes) / 1e6).toFixed(1)} MB after ${ROUNDS} rounds`);
   }
   await recorder.stop();
   await database.close();
@@ -117,3 +132,4 @@ if (pgDb) {
 } else {
   console.log(`PostgreSQL: not reachable at ${PG_ADMIN}, skipped`);
 }
+for (const line of tableSizes) console.log(line);
