@@ -77,7 +77,7 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
   // SQLite: the size of its write-ahead log (checkpointed empty before each flush); PostgreSQL: the WAL position.
   const logBytes = async () => {
     if (sqliteFile) return fs.existsSync(`${sqliteFile}-wal`) ? fs.statSync(`${sqliteFile}-wal`).size : 0;
-    const { rows } = await sql<{ at: string }>`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') as at`.execute(database.db);
+    const { rows } = await sql<{ at: string }>`select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') as at`.execute(database.db);
     return Number(rows[0]!.at);
   };
   if (sqliteFile) await sql`pragma wal_autocheckpoint = 0`.execute(database.db);

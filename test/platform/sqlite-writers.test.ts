@@ -90,7 +90,7 @@ test('a transaction waits for the write lock before it starts, and gives up afte
   assert.equal(rows[0]!.n, 2);
 });
 
-test('eachRow runs its statement once per row inside the transaction, and a failing row rolls back the rows before it', async () => {
+test('eachRow runs its statement once per row inside the transaction, and a failing row fails the transaction, rows before it included', async () => {
   await sql`create table pairs (k text primary key, v integer not null)`.execute(database.db);
   const upsert = 'insert into pairs (k, v) values (?, ?) on conflict (k) do update set v = pairs.v + excluded.v';
   const result = await database.db.transaction().execute((tx) =>
