@@ -79,8 +79,11 @@ export interface FlushBatch {
 }
 
 export interface RecordingStore {
-  /** One transaction: allowance and ceiling checks, the rollups and links' visits, gaps, heartbeat. */
-  flush(batch: FlushBatch): Promise<Recorded[]>;
+  /**
+   * One transaction: allowance and ceiling checks, the rollups and links' visits, gaps, heartbeat.
+   * Returns the visits recorded per link.
+   */
+  flush(batch: FlushBatch): Promise<Map<string, number>>;
   /** A heartbeat; `flushedTo` when every visit before it is recorded, else it stays where it was. */
   beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void>;
   /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap until recording resumed (visit-gaps.ts). */

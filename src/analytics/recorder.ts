@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import type { Clock } from '../platform/time.js';
 import type { VisitsRecorded } from '../platform/events.js';
-import type { LinkRef, Recorded, RecordingLimits, RecordingStore, Shortfall, Source, VisitClass } from './ports.js';
-import { PendingVisits, visitsPerLink } from './visits.js';
+import type { LinkRef, RecordingLimits, RecordingStore, Shortfall, Source, VisitClass } from './ports.js';
+import { PendingVisits } from './visits.js';
 
 export interface RecorderOptions {
   store: RecordingStore;
@@ -148,10 +148,10 @@ export class VisitRecorder {
     }
     this.inFlight = batch.visits;
     const started = performance.now();
-    let recorded: Recorded[];
+    let perLink: Map<string, number>;
     try {
       await batch.tally();
-      recorded = await this.o.store.flush({
+      perLink = await this.o.store.flush({
         instanceId: this.instanceId,
         startedAt: this.startedAt,
         now,
@@ -170,7 +170,8 @@ export class VisitRecorder {
     } finally {
       this.inFlight = 0;
     }
-    const visits = recorded.reduce((n, r) => n + r.visits, 0);
+    let visits = 0;
+    for (const n of perLink.values()) visits += n;
     this.report(
       started,
       true,
@@ -178,8 +179,7 @@ export class VisitRecorder {
       batch.visits - visits,
       dropped.reduce((n, s) => n + s.count, 0),
     );
-    if (recorded.length > 0 && this.o.onRecorded)
-      this.o.onRecorded({ at: now, links: [...(await visitsPerLink(recorded))].map(([linkId, n]) => ({ linkId, visits: n })) });
+    if (perLink.size > 0) this.o.onRecorded?.({ at: now, links: [...perLink].map(([linkId, n]) => ({ linkId, visits: n })) });
     return true;
   }
 

@@ -241,7 +241,7 @@ test('a flush of more distinct links than a spread of arguments can hold records
     for (let i = 0; i < links; i++)
       pending.add({ id: `link-${i}`, accountId: null }, 's', 'DE', { device: 'desktop', browser: 'Chrome', bot: false }, 'direct', now);
     await pending.tally();
-    const recorded = await store.flush({
+    const perLink = await store.flush({
       instanceId: 'many',
       startedAt: now,
       now,
@@ -249,7 +249,7 @@ test('a flush of more distinct links than a spread of arguments can hold records
       dropped: [],
       limits: { freeVisitsPerMonth: 1e9, trackingDailyLimit: 1e9 },
     });
-    assert.equal(recorded.length, links);
+    assert.equal(perLink.size, links);
     const { n } = await analyticsDb(database.db)
       .selectFrom('visit_rollups')
       .select((eb) => eb.fn.countAll<number>().as('n'))

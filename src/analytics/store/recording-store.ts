@@ -41,19 +41,19 @@ export class KyselyRecordingStore implements RecordingStore {
    * One transaction: the allowances grant what they can, the granted visits go to the rollups and the
    * links' totals, the rest become gaps, and the heartbeat says every visit before `now` is in.
    */
-  async flush(batch: FlushBatch): Promise<Recorded[]> {
+  async flush(batch: FlushBatch): Promise<Map<string, number>> {
     const totals = batch.days.map((day) => day.accountTotals());
     await this.ensureMonths(batch.days.map((day, d) => [day.day.slice(0, 7), totals[d]!]));
     let writer = this.writers.get(batch.instanceId);
     if (writer === undefined) this.writers.set(batch.instanceId, (writer = new RollupWriter(this.writerMaxValues)));
     writer.prepare(batch.days.map((day) => day.day));
-    const recorded = await this.transact(batch, totals, writer).catch((error: unknown) => {
+    const perLink = await this.transact(batch, totals, writer).catch((error: unknown) => {
       // Its totals may hold visits of this flush, which was not committed.
       writer.restart();
       throw error;
     });
     writer.settle(utcDay(batch.now - DAY_MS));
-    return recorded;
+    return perLink;
   }
 
   /**
@@ -65,7 +65,7 @@ export class KyselyRecordingStore implements RecordingStore {
    * with this flush, or another instance used up its allowance meanwhile) undoes the first part and
    * writes everything after the grant. PostgreSQL only (expectedInFull).
    */
-  private transact(batch: FlushBatch, totals: [string, number][][], writer: RollupWriter): Promise<Recorded[]> {
+  private transact(batch: FlushBatch, totals: [string, number][][], writer: RollupWriter): Promise<Map<string, number>> {
     return this.db.transaction().execute(async (tx) => {
       const early = batch.days.map((day, d) => this.expectedInFull(day, totals[d]!));
       if (early.every((accounts) => accounts.size === 0)) return this.grantAndWrite(tx, batch, totals, writer, []);
@@ -89,14 +89,17 @@ export class KyselyRecordingStore implements RecordingStore {
     });
   }
 
-  /** The shared part of a flush; `early[d]` are the accounts of day d whose rollups are written already. */
+  /**
+   * The shared part of a flush; `early[d]` are the accounts of day d whose rollups are written already.
+   * Returns the visits recorded per link.
+   */
   private async grantAndWrite(
     tx: Tx,
     batch: FlushBatch,
     totals: [string, number][][],
     writer: RollupWriter,
     early: Map<string, number>[],
-  ): Promise<Recorded[]> {
+  ): Promise<Map<string, number>> {
     // Every day row of the batch is locked first, in ascending order (see grant).
     for (const day of batch.days) await lockDay(tx, day.day);
     const recorded: Recorded[] = [];
@@ -114,13 +117,14 @@ export class KyselyRecordingStore implements RecordingStore {
       for (const [linkId, r] of outcome.refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
     }
     await writeRollups(tx, this.dialect, writer, late);
-    await addLinkVisits(tx, this.dialect, await visitsPerLink(recorded));
+    const perLink = await visitsPerLink(recorded);
+    await addLinkVisits(tx, this.dialect, perLink);
     // Stats keep the sums of past days (stats-service.ts) until a flush adds to one.
     const today = utcDay(batch.now);
     if (recorded.some((r) => r.day < today)) await bumpPastVersion(tx);
     await addGaps(tx, this.dialect, shortfalls);
     await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
-    return recorded;
+    return perLink;
   }
 
   /**
