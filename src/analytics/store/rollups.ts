@@ -25,8 +25,9 @@ const rowsPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 64 : 200)
  */
 const linksPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 64 : 1000);
 
-const SQLITE_UPSERT_ROLLUP = `insert into visit_rollups (link_id, day, writer, s, q, counts) values (?, ?, ?, ?, ?, ?)
-  on conflict (link_id, day, writer) do update set s = excluded.s, q = excluded.q, counts = excluded.counts`;
+/** A rollup row replaces the writer's row of its link and day whole (writeRollups). */
+const ROLLUP_REPLACES = 'on conflict (link_id, day, writer) do update set s = excluded.s, q = excluded.q, counts = excluded.counts';
+const SQLITE_UPSERT_ROLLUP = `insert into visit_rollups (link_id, day, writer, s, q, counts) values (?, ?, ?, ?, ?, ?) ${ROLLUP_REPLACES}`;
 const SQLITE_ADD_LINK_VISITS = 'update links set visits = visits + ? where id = ?';
 
 /** After a statement: SQLite's ran on the event loop; awaiting PostgreSQL's let redirects through already. */
@@ -253,8 +254,7 @@ export async function writeRollups(tx: Tx, dialect: Dialect, writer: RollupWrite
     if (dialect === 'sqlite') await tx.executeQuery(eachRow(SQLITE_UPSERT_ROLLUP, rows));
     else
       await sql`insert into visit_rollups (link_id, day, writer, s, q, counts)
-        select link_id, day, writer, s, q, counts from ${jsonRows(dialect, rows, ROLLUP_COLUMNS)} as v
-        on conflict (link_id, day, writer) do update set s = excluded.s, q = excluded.q, counts = excluded.counts`.execute(tx);
+        select link_id, day, writer, s, q, counts from ${jsonRows(dialect, rows, ROLLUP_COLUMNS)} as v ${sql.raw(ROLLUP_REPLACES)}`.execute(tx);
     await afterStatement(dialect);
   }
 }
