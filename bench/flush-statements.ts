@@ -4,11 +4,11 @@
  * round one transaction as a flush holds it (the day's row locked first), for 10, 100 and 1,000
  * accounts or links:
  *
- * - allowances: every account's share taken from its free visits. Baseline: grantAccount, one
- *   statement per account (still the path when the day's ceiling binds); against it grantAccounts,
- *   one statement for them all (store/visit-allowance.ts).
+ * - allowances: every account's share taken from its free visits. Baseline: grantAccounts called
+ *   once per account (the path when the day's ceiling binds); against it one call for them all
+ *   (store/visit-allowance.ts).
  * - allowances used up: the same with no free visits left and no packs (every flush of accounts
- *   past their allowance): grantAccount also looks for packs, per account.
+ *   past their allowance).
  * - gaps: every link refused, each extending its gap of the last flush (a flush past the daily
  *   ceiling). Baseline: one statement per link (addGapsOneByOne, below); against it addGaps
  *   (store/visit-gaps.ts).
@@ -23,7 +23,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Shortfall } from '../src/analytics/ports.js';
 import { analyticsDb, type AnalyticsDB } from '../src/analytics/store/analytics-schema.js';
 import { openDatabase } from '../src/platform/database/database.js';
-import { ensureMonths, grantAccount, grantAccounts, lockDay } from '../src/analytics/store/visit-allowance.js';
+import { ensureMonths, grantAccounts, lockDay } from '../src/analytics/store/visit-allowance.js';
 import { addGaps, GAP_MERGE_MS } from '../src/analytics/store/visit-gaps.js';
 import { postgresUrl } from './postgres.js';
 
@@ -69,11 +69,11 @@ async function run(label: string, url: string): Promise<void> {
       const refusals = (): Shortfall[] => links.map((linkId) => ({ linkId, reason: 'daily_ceiling_reached', count: 3, from: now - 1000, to: now }));
       const cases = {
         'allowances, one statement per account': async (tx: Tx) => {
-          for (const [account, n] of wants) await grantAccount(tx, dialect, account, MONTH, n, FREE);
+          for (const [account, n] of wants) await grantAccounts(tx, dialect, MONTH, [[account, n]], FREE);
         },
         'allowances, grantAccounts': (tx: Tx) => grantAccounts(tx, dialect, MONTH, wants, FREE),
         'used up, one statement per account': async (tx: Tx) => {
-          for (const [account, n] of wants) await grantAccount(tx, dialect, account, MONTH, n, 0);
+          for (const [account, n] of wants) await grantAccounts(tx, dialect, MONTH, [[account, n]], 0);
         },
         'used up, grantAccounts': (tx: Tx) => grantAccounts(tx, dialect, MONTH, wants, 0),
         'gaps, one statement per link': (tx: Tx) => addGapsOneByOne(tx, refusals()),

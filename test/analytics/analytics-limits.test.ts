@@ -4,6 +4,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { analyticsDb } from '../../src/analytics/store/analytics-schema.js';
 import { addGaps } from '../../src/analytics/store/visit-gaps.js';
+import { grantAccounts } from '../../src/analytics/store/visit-allowance.js';
 import { eachDatabase, type DatabaseKind } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
 import { linkWithKey, stats, visit } from '../helpers/analytics.js';
@@ -279,6 +280,34 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
         `account ${i}`,
       );
     }
+  });
+
+  test('an account without a month row when the grant runs gets one, then its free visits and packs', async () => {
+    const [withPack, without] = [await linkWithKey(h), await linkWithKey(h)];
+    await h.database.db
+      .insertInto('capacity_packs')
+      .values({
+        id: crypto.randomUUID(),
+        account_id: withPack.accountId,
+        status: 'active',
+        credits: 50,
+        visits: 10,
+        visits_used: 0,
+        created_at: 1,
+        refunded_at: null,
+      })
+      .execute();
+    const month = new Date(h.clock.now()).toISOString().slice(0, 7);
+    const wants: [string, number][] = [
+      [withPack.accountId, 8],
+      [without.accountId, 8],
+    ].sort(([a], [b]) => (a! < b! ? -1 : 1)) as [string, number][];
+    const granted = await analyticsDb(h.database.db)
+      .transaction()
+      .execute((tx) => grantAccounts(tx, h.database.dialect, month, wants, 5));
+    assert.deepEqual(Object.fromEntries(granted), { [withPack.accountId]: 8, [without.accountId]: 5 });
+    assert.deepEqual(await recording(withPack.accountId), { recordedThisMonth: 8, freeLeft: 0, packsLeft: 7 });
+    assert.deepEqual(await recording(without.accountId), { recordedThisMonth: 5, freeLeft: 0, packsLeft: 0 });
   });
 
   test('two instances flushing at once grant each account exactly its free visits', async () => {

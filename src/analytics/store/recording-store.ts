@@ -6,7 +6,7 @@ import { breathe, SLICE, TRIAL_GROUP, visitsPerLink, type DayVisits } from '../v
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import { addLinkVisits, bumpPastVersion, RollupWriter, writeRollups } from './rollups.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
-import { ensureMonths, grantAccount, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
+import { ensureMonths, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
@@ -37,10 +37,7 @@ export class KyselyRecordingStore implements RecordingStore {
     this.dialect = database.dialect;
   }
 
-  /**
-   * One transaction: the allowances grant what they can, the granted visits go to the rollups and the
-   * links' totals, the rest become gaps, and the heartbeat says every visit before `now` is in.
-   */
+  /** One transaction: allowances, rollups, links' totals, gaps, and the heartbeat that says every visit before `now` is in. */
   async flush(batch: FlushBatch): Promise<Map<string, number>> {
     const totals = batch.days.map((day) => day.accountTotals());
     await this.ensureMonths(batch.days.map((day, d) => [day.day.slice(0, 7), totals[d]!]));
@@ -57,13 +54,9 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * One transaction in two parts. First, before any row that other instances write is locked, the
-   * rollups of the accounts expected to record all their visits (see expectedInFull): they are this
-   * writer's own rows, so instances flushing at once write them side by side. Then the shared rows:
-   * the days' ceilings, the accounts' allowances and packs, `links.visits`, the gaps; only this part
-   * waits for another instance's flush. An account expected in full that is granted less (it ran out
-   * with this flush, or another instance used up its allowance meanwhile) undoes the first part and
-   * writes everything after the grant. PostgreSQL only (expectedInFull).
+   * PostgreSQL writes the rollups of accounts expected to record all their visits (expectedInFull)
+   * before it locks any shared row, so instances flushing at once write them side by side (ADR 0057).
+   * If such an account is granted less, a savepoint undoes them and they are written after the grant.
    */
   private transact(batch: FlushBatch, totals: [string, number][][], writer: RollupWriter): Promise<Map<string, number>> {
     return this.db.transaction().execute(async (tx) => {
@@ -89,10 +82,7 @@ export class KyselyRecordingStore implements RecordingStore {
     });
   }
 
-  /**
-   * The shared part of a flush; `early[d]` are the accounts of day d whose rollups are written already.
-   * Returns the visits recorded per link.
-   */
+  /** The shared rows of a flush; `early[d]` are the accounts of day d whose rollups are written already. */
   private async grantAndWrite(
     tx: Tx,
     batch: FlushBatch,
@@ -128,11 +118,8 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * The accounts of a day (and the trial group) expected to record all their visits: all of them,
-   * but those that could not at their last flush this month, and none on a day whose ceiling was
-   * reached. A wrong guess costs a flush its first part (transact): the flush in which an account runs
-   * out writes twice. An account whose allowance is used up is then written after the grant until a
-   * flush grants it all again (it bought a pack).
+   * The accounts of a day expected to record all their visits: all but those left short at their last
+   * flush this month, and none on a day whose ceiling was reached. A wrong guess writes rollups twice.
    */
   private expectedInFull(day: DayVisits, totals: [string, number][]): Map<string, number> {
     // SQLite's transaction holds the one write lock from its start: nothing to gain, and the savepoint
@@ -153,18 +140,14 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * The service ceiling of the day is taken first, then each account (ascending id) takes its share
-   * from its free visits and packs. All flushes lock in one order (days, then accounts, then packs, then links, then
-   * gaps, each sorted): without it, a batch spanning midnight would lock an account row before the
-   * second day's row while a one-day batch locks them the other way round, and PostgreSQL would abort
-   * one as a deadlock.
+   * The day's ceiling first, then each account (ascending) from its free visits and packs. Every flush
+   * locks in one order (days, accounts, packs, links, gaps, each sorted), so PostgreSQL never deadlocks.
    */
   private async grant(tx: Tx, day: DayVisits, totals: [string, number][], limits: RecordingLimits) {
     const month = day.day.slice(0, 7);
     let dayLeft = await grantDay(tx, day.day, day.visits, limits.trackingDailyLimit);
     this.noteShort(day.day, dayLeft < day.visits);
-    // The usual flush: the ceiling does not bind, every account is offered all its visits, and one
-    // statement serves them all (visit-allowance.ts). Otherwise each in turn takes what is left.
+    // Unless the ceiling binds, every account is offered all its visits, and one statement serves them all.
     const accounts = totals.filter(([account]) => account !== TRIAL_GROUP);
     const all = dayLeft === day.visits ? await grantAccounts(tx, this.dialect, month, accounts, limits.freeVisitsPerMonth) : undefined;
     const granted = new Map<string, number>();
@@ -178,7 +161,7 @@ export class KyselyRecordingStore implements RecordingStore {
           ? offer
           : all !== undefined
             ? all.get(account)!
-            : await grantAccount(tx, this.dialect, account, month, offer, limits.freeVisitsPerMonth);
+            : ((await grantAccounts(tx, this.dialect, month, [[account, offer]], limits.freeVisitsPerMonth)).get(account) ?? 0);
       dayLeft -= got;
       granted.set(account, got);
       this.noteShort(`${month}|${account}`, got < own);

@@ -10,28 +10,19 @@ type Tx = Transaction<AnalyticsDB>;
 export class PackRaceError extends Error {}
 
 /**
- * `counter + n`, capped at `limit` and never lowered (the limit may have been lowered since). Every
- * SET expression of one UPDATE sees the old row, so `last_grant = capped - counter` is what this very
- * statement granted: one guarded statement, no read-modify-write, exact under concurrency (PostgreSQL
- * locks the row until commit and re-evaluates a waiting UPDATE on the new row; SQLite has one writer).
+ * `counter + n`, capped at `limit` and never lowered. Every SET expression of an UPDATE sees the old
+ * row, so `last_grant = capped - counter` is what the statement granted: no read-modify-write (ADR 0049).
  */
 const capped = (column: string, n: number | RawBuilder<number>, limit: number) =>
   sql<number>`case when ${sql.ref(column)} >= ${limit} then ${sql.ref(column)} when ${sql.ref(column)} + ${n} > ${limit} then ${limit} else ${sql.ref(column)} + ${n} end`;
 
-/**
- * What a grant of up to n visits from a month's free visits sets on its visit_months row: free_used
- * raised, capped at `free`; last_grant, what that took; and the same counted as recorded. One
- * statement per row, whether n is a number (grantAccount) or a column of the offers (grantAccounts).
- */
-const fromFreeVisits = (n: number | RawBuilder<number>, free: number) => {
+/** A grant of up to n free visits on a visit_months row: free_used raised, what it took in last_grant and recorded. */
+const fromFreeVisits = (n: RawBuilder<number>, free: number) => {
   const used = capped('free_used', n, free);
   return { free_used: used, last_grant: sql<number>`${used} - free_used`, recorded: sql<number>`recorded + ${used} - free_used` };
 };
 
-/**
- * Locks the day's row for the rest of the transaction, creating it first on the day's first flush: an
- * update that finds the row (every other flush) both locks it and spares the insert.
- */
+/** Locks the day's row for the rest of the transaction, creating it on the day's first flush. */
 export async function lockDay(tx: Tx, day: string): Promise<void> {
   const touch = () =>
     tx
@@ -70,28 +61,6 @@ export async function returnDay(tx: Tx, day: string, n: number): Promise<void> {
       .execute();
 }
 
-/**
- * Up to n visits from the account's free visits of the month, then from its active packs, oldest first.
- * One statement in the usual flush (the month's row exists, the free visits suffice): what it takes
- * from the free visits is counted as recorded by the same statement.
- */
-export async function grantAccount(tx: Tx, dialect: Dialect, accountId: string, month: string, n: number, free: number): Promise<number> {
-  if (n <= 0) return 0;
-  const takeFree = () =>
-    tx.updateTable('visit_months').set(fromFreeVisits(n, free)).where('account_id', '=', accountId).where('month', '=', month).returning('last_grant');
-  let row = await takeFree().executeTakeFirst();
-  if (row === undefined) {
-    await tx
-      .insertInto('visit_months')
-      .values({ account_id: accountId, month, recorded: 0, free_used: 0, last_grant: 0 })
-      .onConflict((oc) => oc.columns(['account_id', 'month']).doNothing())
-      .execute();
-    row = await takeFree().executeTakeFirstOrThrow();
-  }
-  const fromFree = Number(row.last_grant);
-  return fromFree === n ? n : fromFree + (await grantFromPacks(tx, dialect, accountId, month, n - fromFree));
-}
-
 /** Account ids as a derived table of one column, `account_id` (json-rows.ts). */
 const accountList = (dialect: Dialect, accounts: string[]) =>
   jsonRows(
@@ -101,10 +70,8 @@ const accountList = (dialect: Dialect, accounts: string[]) =>
   );
 
 /**
- * Creates the month's rows of accounts that have none yet (rows of zeros: nothing is granted or
- * counted), in one statement before the flush's transaction. Inside it, a new row's insert would take
- * that row's lock out of grantAccounts' ascending order. `accounts` are in ascending order, so two
- * instances inserting overlapping accounts at once wait for each other in one order.
+ * Creates the month rows (zeros) that accounts lack, before the flush's transaction: inside it, an
+ * insert would take its lock out of the ascending order. `accounts` are ascending.
  */
 export async function ensureMonths(db: Kysely<AnalyticsDB>, dialect: Dialect, month: string, accounts: string[]): Promise<void> {
   if (accounts.length === 0) return;
@@ -116,13 +83,10 @@ export async function ensureMonths(db: Kysely<AnalyticsDB>, dialect: Dialect, mo
 }
 
 /**
- * grantAccount for every account of one flush whose day's ceiling does not bind (each account is
- * offered all its visits, so the order of the accounts changes nothing): one statement takes each
- * account's share of its free visits, where grantAccount costs a statement per account (a database
- * round trip each on PostgreSQL, while the day's row is locked). Accounts short of free visits then
- * go to their packs one by one, in ascending order. PostgreSQL first locks the month's rows in
- * ascending order, the order of grantAccount's locks, so that flushes of two days of one month (the
- * day's row does not serialise those) cannot deadlock. `wants` are in ascending account order.
+ * Up to `n` visits for each account of `wants` (ascending): one statement takes them from the free
+ * visits of the month, then accounts short of them take from their packs, oldest first (ADR 0050).
+ * PostgreSQL locks the month rows in ascending order first: flushes of two days of one month cannot
+ * deadlock.
  */
 export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wants: [string, number][], free: number): Promise<Map<string, number>> {
   const asked = wants.filter(([, n]) => n > 0);
@@ -142,17 +106,25 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
     from ${offers} as v where visit_months.account_id = v.account_id and visit_months.month = ${month}
     returning visit_months.account_id, visit_months.last_grant`.execute(tx);
   const fromFree = new Map(taken.rows.map((row) => [row.account_id, Number(row.last_grant)]));
-  // Accounts past their free visits go to their packs; those without a pack with room left (every
-  // flush of an account whose allowance is used up) are found by one statement, not one each.
+  // ensureMonths makes the month rows before the flush; one still missing is made here, then granted.
+  const missing = asked.filter(([account]) => !fromFree.has(account));
+  if (missing.length > 0) {
+    await ensureMonths(
+      tx,
+      dialect,
+      month,
+      missing.map(([account]) => account),
+    );
+    for (const [account, n] of await grantAccounts(tx, dialect, month, missing, free)) got.set(account, n);
+  }
+  // One statement finds the accounts with a pack left (past its allowance, an account has none).
   const short = asked.filter(([account, want]) => (fromFree.get(account) ?? want) < want).map(([account]) => account);
   const withPacks = short.length > 0 ? await accountsWithPacks(tx, dialect, short) : new Set<string>();
   for (const [account, want] of asked) {
     const own = fromFree.get(account);
-    // No row (ensureMonths was not called for it): the one-account path creates it.
-    if (own === undefined) got.set(account, await grantAccount(tx, dialect, account, month, want, free));
-    else if (own === want || !withPacks.has(account)) got.set(account, own);
+    if (own === undefined) continue;
+    if (own === want || !withPacks.has(account)) got.set(account, own);
     else {
-      // Statements per account again: yield between accounts (visits.ts, breathe).
       await breathe();
       got.set(account, own + (await grantFromPacks(tx, dialect, account, month, want - own)));
     }
@@ -170,19 +142,6 @@ async function accountsWithPacks(tx: Tx, dialect: Dialect, accounts: string[]): 
 
 /** Up to n visits from the account's active packs, oldest first, counted as recorded in its month's row. */
 async function grantFromPacks(tx: Tx, dialect: Dialect, accountId: string, month: string, n: number): Promise<number> {
-  const fromPacks = await grantPacks(tx, dialect, accountId, n);
-  if (fromPacks > 0) {
-    await tx
-      .updateTable('visit_months')
-      .set({ recorded: sql<number>`recorded + ${fromPacks}` })
-      .where('account_id', '=', accountId)
-      .where('month', '=', month)
-      .execute();
-  }
-  return fromPacks;
-}
-
-async function grantPacks(tx: Tx, dialect: Dialect, accountId: string, n: number): Promise<number> {
   let query = tx
     .selectFrom('capacity_packs')
     .select(['id', 'visits', 'visits_used'])
@@ -191,8 +150,7 @@ async function grantPacks(tx: Tx, dialect: Dialect, accountId: string, n: number
     .where(sql<boolean>`visits_used < visits`)
     .orderBy('created_at')
     .orderBy('id');
-  // PostgreSQL: lock the packs so a refund (guarded on visits_used = 0) waits for this flush. SQLite has
-  // no FOR UPDATE and needs none: its single writer serializes this transaction with any refund.
+  // PostgreSQL: a refund (guarded on visits_used = 0) waits for this flush. SQLite's one writer serialises them.
   if (dialect === 'postgres') query = query.forUpdate();
   let left = n;
   for (const pack of await query.execute()) {
@@ -207,6 +165,14 @@ async function grantPacks(tx: Tx, dialect: Dialect, accountId: string, n: number
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) throw new PackRaceError(`capacity pack ${pack.id} changed during a flush`);
     left -= take;
+  }
+  if (left < n) {
+    await tx
+      .updateTable('visit_months')
+      .set({ recorded: sql<number>`recorded + ${n - left}` })
+      .where('account_id', '=', accountId)
+      .where('month', '=', month)
+      .execute();
   }
   return n - left;
 }
