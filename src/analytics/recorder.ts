@@ -19,10 +19,7 @@ export interface RecorderOptions {
   onRecorded?: (event: VisitsRecorded) => void;
 }
 
-/**
- * One flush, how long it took and whether it succeeded, and how many visits it recorded, refused
- * (allowance, daily ceiling) and wrote as dropped (a recording_unavailable gap).
- */
+/** One flush: its duration, success, and visits recorded, refused (allowance, ceiling) and dropped (a gap). */
 export interface RecordingActivity {
   op: 'flush';
   seconds: number;
@@ -33,23 +30,18 @@ export interface RecordingActivity {
 }
 
 /**
- * When the next flush is due, after one that started at S and took D ms: at S + FLUSH_SPACING × D, so
- * that recording takes about a twentieth of the event loop, but no later than S + MAX_FLUSH_PERIOD_MS,
- * so that a visit is in the stats within that period and one flush; and, past a few milliseconds,
- * never sooner than MIN_FLUSH_GAP_MS after the flush ended, so that under a load that stretches
- * flushes past the period they do not run back to back. At ordinary load flushes take milliseconds
- * and run every tick; at the full load of `npm run bench:redirect` they take one or two seconds
- * (`npm run bench:freshness`).
+ * After a flush that started at S and took D ms, the next is due at S + 20 × D (recording takes about a
+ * twentieth of the event loop), no later than S + 3 s (freshness), and, past a few milliseconds, no
+ * sooner than 1 s after its end (ADR 0042). At ordinary load flushes take milliseconds and run every tick.
  */
 const FLUSH_SPACING = 20;
 const MAX_FLUSH_PERIOD_MS = 3000;
 const MIN_FLUSH_GAP_MS = 1000;
 
 /**
- * Records visits off the redirect's critical path: `record` counts a visit in memory (visits.ts);
- * every tick one transaction applies the allowances, adds the counts to the rollups that stats read,
- * and writes this instance's heartbeat. A failed flush keeps its visits for the next one; past
- * `bufferMaxVisits` held, visits are dropped and reported as a gap.
+ * Records visits off the redirect's critical path: `record` appends a visit in memory (visits.ts), and a
+ * flush transaction applies the allowances, writes the rollups and the heartbeat. A failed flush keeps its
+ * visits for the next; past `bufferMaxVisits` held, visits are dropped and reported as a gap.
  */
 export class VisitRecorder {
   readonly instanceId = crypto.randomUUID();

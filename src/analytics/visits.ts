@@ -1,16 +1,10 @@
 import { DAY_MS, utcDay } from '../platform/time.js';
 import type { CountMaps, LinkRef, Recorded, RollupCounts, Source, VisitClass } from './ports.js';
 
-/**
- * Trial links have no account; grouped under a key that sorts after every account id (UUIDs are
- * hex), they take what the daily ceiling has left after accounts, not before them.
- */
+/** Trial links' group: it sorts after every account id (hex UUIDs), so takes what the ceiling leaves. */
 export const TRIAL_GROUP = '~trial';
 
-/**
- * One link's visits of one day: how many, and where they are in the day's list (its first visit, and
- * its last, which the next one is chained to).
- */
+/** One link's visits of one day: how many, and its first and last in the day's list. */
 interface LinkVisits {
   link: LinkRef;
   visits: number;
@@ -21,12 +15,8 @@ interface LinkVisits {
 const bump = <K>(counts: Map<K, number>, key: K, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
 
 /**
- * How long recording work holds the event loop before redirects waiting meanwhile are answered: a
- * redirect that arrives during a flush waits about this long, plus the step under way (a statement of
- * rows on SQLite), for the p99 of `npm run bench:redirect`. Under full load every breath costs the
- * flush a whole turn of the event loop (a millisecond or two of redirects), so the flush breathes
- * once a slice has run this long, not after every step: a flush of a few hundred milliseconds of work
- * then takes one or two seconds at that load (`npm run bench:freshness`).
+ * How long recording work holds the event loop before waiting redirects are answered. Under load each
+ * breath costs the flush a turn of the event loop, so it breathes per slice of time, not per step.
  */
 const SLICE_MS = 1;
 let sliceStarted = performance.now();
@@ -45,14 +35,10 @@ export const SLICE = 128;
 const FIELDS = 5;
 
 /**
- * The visits of one UTC day not yet flushed. A redirect appends its visit to a list (five references:
- * no lookup on the redirect path). The flush groups the list by link (tally): links in the order of
- * their first visit, which is the order in which an allowance that runs out grants them, and each
- * link's visits chained in arrival order. A link's counts are summed from its chain only when the
- * statement that stores them is built (GrantedVisits), so a flush holds no counts per link and value
- * from its start to its commit: under load that was megabytes of young objects, which every minor
- * garbage collection of the flush copied again (the p99 of `npm run bench:redirect`). The chain is an
- * Int32Array, outside the collected heap.
+ * The visits of one UTC day not yet flushed. A redirect appends its visit to a list (no lookup); the
+ * flush groups it by link (tally), links in the order of their first visit (the order an allowance
+ * grants them), each link's visits chained in an Int32Array. Counts are summed from a chain only as its
+ * row is written, so a flush holds no young counts for the minor collections to copy (ADR 0042).
  */
 export class DayVisits {
   /** After a tally: the links, in the order of their first visit. */
@@ -114,9 +100,8 @@ export class DayVisits {
   }
 
   /**
-   * What is recorded when each account may record `granted` of its visits: its links in order of
-   * their first visit, until the grant is used up; the rest is refused, per link, with the account
-   * group that refused it. A link cut short records its first visits, the same ones in every dimension.
+   * What is recorded when each account may record `granted` of its visits: its links in order of first
+   * visit until the grant is used up (a link cut short, its first visits); the rest is refused per link.
    */
   async grant(granted: Map<string, number>): Promise<{ recorded: Recorded[]; refused: Map<string, { account: string; count: number }> }> {
     const left = new Map(granted);

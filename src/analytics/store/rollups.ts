@@ -10,19 +10,12 @@ import type { AnalyticsDB } from './analytics-schema.js';
 type Tx = Transaction<AnalyticsDB>;
 
 /**
- * Rows per query. On SQLite a query runs on the event loop, synchronously, one prepared statement per
- * row (eachRow): 64 rows take at most about half a millisecond (a flush of 10,000 links runs about 310
- * such queries in 160 to 240 ms, `npm run bench:flush-load`), and the flush may yield after each
- * (breathe), so a redirect that arrives during a flush waits little longer than a slice (the p99 of
- * `npm run bench:redirect`). PostgreSQL's run elsewhere, and fewer round trips keep its flushes short.
+ * Rows per query. SQLite's run on the event loop (64 rows: about half a millisecond, after which the
+ * flush may yield); PostgreSQL's run elsewhere, and fewer round trips keep its flushes short.
  */
 const rowsPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 64 : 200);
 
-/**
- * Links per `links.visits` query. On PostgreSQL these rows are shared with other instances and
- * stay locked until the commit, while every round trip under load waits a turn of the event loop:
- * fewer, larger statements let a concurrent flush of another instance in sooner.
- */
+/** Links per `links.visits` query: on PostgreSQL these rows are shared, and fewer round trips release them sooner. */
 const linksPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 64 : 1000);
 
 /** A rollup row replaces the writer's row of its link and day whole (writeRollups). */
@@ -48,10 +41,8 @@ export function addCounts(into: Counts, from: Counts, dimensions?: readonly Dime
 }
 
 /**
- * A day's counts, to be read only: one JSON object, or several separated by commas (one per writer's
- * row, joined by the read). JSON.parse makes a value named `__proto__` an own property, which reads back
- * like any other; several objects are summed into maps without a prototype (addCounts), where
- * assigning `__proto__` would otherwise set the prototype.
+ * A day's counts, to be read only: one JSON object, or several joined by commas (a row per writer),
+ * summed into maps without a prototype, where a value named `__proto__` is a value like any other.
  */
 export function parseCounts(text: string): Counts {
   const parts = JSON.parse(`[${text}]`) as Counts[];
@@ -80,17 +71,12 @@ const ROLLUP_COLUMNS: Column[] = [
   ['counts', 'text'],
 ];
 
-/**
- * Counts a writer holds in memory when it restarts (a new id, nothing remembered): 16 bytes each,
- * outside the collected heap. The redirect benchmark's 10,000 links hold about 350,000.
- */
+/** Counts a writer holds in memory when it restarts (a new id, nothing remembered): 16 bytes each. */
 export const WRITER_MAX_VALUES = 1_000_000;
 
 /**
- * One link-day's totals: `pairs` holds a value's id and its count, `used` entries of it. A typed
- * array, not a Map per dimension: a writer keeps these for every busy link for the whole day, and as
- * Maps they were hundreds of thousands of entries of live heap for every major garbage collection to
- * mark; here they are outside the collected heap.
+ * One link-day's totals: `used` entries of value ids and counts. A typed array keeps a day of counts
+ * outside the collected heap: as objects, major collections lifted the redirects' p99 (ADR 0057).
  */
 interface Totals {
   s: number;
@@ -100,14 +86,10 @@ interface Totals {
 }
 
 /**
- * The rollup rows one recorder writes: one per link and day, under its own writer id, each holding the
- * running totals of what this writer has recorded there, which it keeps in memory. A flush rewrites a
- * busy link's row with its new totals, a row of about the same size, without reading it; the stats sum
- * a link's rows of a day over writers. Rows of other instances are never touched, so instances
- * flushing at once wait for no rollup row. A writer restarts under a new id (and starts new rows) when
- * a flush fails (its totals may hold visits that were not committed), when a batch holds a day whose
- * totals it has let go, and when it holds more than `maxValues` counts. Rows rolled back to a
- * savepoint within a flush are taken back out of the totals instead (`remove`).
+ * The rollup rows one recorder writes: one per link and day under its own writer id, each replaced
+ * whole with the running totals it keeps in memory, so a flush never reads a row and never waits for
+ * another instance's (ADR 0057). It restarts under a new id when a flush fails (its totals may hold
+ * uncommitted visits), when a batch reaches a day it has let go, and past `maxValues` counts.
  */
 export class RollupWriter {
   id = crypto.randomUUID();
@@ -150,9 +132,8 @@ export class RollupWriter {
   }
 
   /**
-   * Takes a link-day's visits, added by `add`, back out of its totals: the savepoint that held their
-   * row was rolled back (KyselyRecordingStore.transact). Values left at zero are dropped, and totals
-   * left empty with them, so the totals are what this writer's committed row holds (or no row).
+   * Takes back what `add` added for a link-day whose row a savepoint rolled back, dropping values left
+   * at zero, so the totals are again what the committed row holds.
    */
   remove(r: Recorded): void {
     const links = this.days.get(r.day);
@@ -172,10 +153,7 @@ export class RollupWriter {
     if (kept === 0 && totals.s === 0 && totals.q === 0) links.delete(r.linkId);
   }
 
-  /**
-   * After a committed flush: lets go of days before `yesterday` (a later batch starts at its flush
-   * time, so it holds none of them unless the clock went back), and restarts past `maxValues`.
-   */
+  /** After a committed flush: lets go of days before `yesterday`, and restarts past `maxValues`. */
   settle(yesterday: string): void {
     for (const [day, links] of this.days) {
       if (day >= yesterday) continue;
@@ -242,11 +220,7 @@ export class RollupWriter {
   }
 }
 
-/**
- * Writes the writer's totals of the recorded link-days to its rollup rows, a chunk of rows per query
- * (SQLite: a prepared statement per row; PostgreSQL: one statement over the rows as one JSON
- * parameter). Only this writer writes these rows, so a row is replaced whole.
- */
+/** Writes the writer's totals of the recorded link-days to its rows (SQLite: a prepared statement per row; PostgreSQL: JSON rows). */
 export async function writeRollups(tx: Tx, dialect: Dialect, writer: RollupWriter, recorded: Recorded[]): Promise<void> {
   const chunk = rowsPerStatement(dialect);
   for (let i = 0; i < recorded.length; i += chunk) {
@@ -260,10 +234,8 @@ export async function writeRollups(tx: Tx, dialect: Dialect, writer: RollupWrite
 }
 
 /**
- * Adds the recorded visits to `links.visits`, a chunk of links per query (as writeRollups). PostgreSQL first
- * locks all the rows in id order, in one statement that sorts them there: two flushes of different
- * days (which no day row serialises) must not take them in opposite orders, and sorting ten thousand
- * ids in JavaScript would hold the event loop for about ten milliseconds.
+ * Adds the recorded visits to `links.visits`. PostgreSQL first locks the rows in id order, sorted by
+ * the database: flushes of two days, which no day row serialises, must not deadlock.
  */
 export async function addLinkVisits(tx: Tx, dialect: Dialect, perLink: Map<string, number>): Promise<void> {
   const entries = [...perLink];
