@@ -55,7 +55,7 @@ export class KyselyRecordingStore implements RecordingStore {
 
   /**
    * PostgreSQL writes the rollups of accounts expected to record all their visits (expectedInFull)
-   * before it locks any shared row, so instances flushing at once write them side by side (ADR 0057).
+   * before it locks any shared row, so instances flushing at once write them side by side (ADR 0049).
    * If such an account is granted less, a savepoint undoes them and they are written after the grant.
    */
   private transact(batch: FlushBatch, totals: [string, number][][], writer: RollupWriter): Promise<Map<string, number>> {
