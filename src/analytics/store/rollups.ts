@@ -10,13 +10,11 @@ import type { AnalyticsDB } from './analytics-schema.js';
 type Tx = Transaction<AnalyticsDB>;
 
 /**
- * Rows per query. SQLite's run on the event loop (64 rows: about half a millisecond, after which the
- * flush may yield); PostgreSQL's run elsewhere, and fewer round trips keep its flushes short.
+ * Rows (rollups or links) per query. SQLite's run on the event loop (64 rows: about half a millisecond,
+ * after which the flush may yield); PostgreSQL's run elsewhere, and under load every round trip waits
+ * for a turn of the event loop, so fewer, larger statements shorten its flushes (ADR 0057).
  */
-const rowsPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 64 : 200);
-
-/** Links per `links.visits` query: on PostgreSQL these rows are shared, and fewer round trips release them sooner. */
-const linksPerStatement = (dialect: Dialect) => (dialect === 'sqlite' ? 64 : 1000);
+const rowsPerQuery = (dialect: Dialect) => (dialect === 'sqlite' ? 64 : 1000);
 
 /** A rollup row replaces the writer's row of its link and day whole (writeRollups). */
 const ROLLUP_REPLACES = 'on conflict (link_id, day, writer) do update set s = excluded.s, q = excluded.q, counts = excluded.counts';
@@ -222,7 +220,7 @@ export class RollupWriter {
 
 /** Writes the writer's totals of the recorded link-days to its rows (SQLite: a prepared statement per row; PostgreSQL: JSON rows). */
 export async function writeRollups(tx: Tx, dialect: Dialect, writer: RollupWriter, recorded: Recorded[]): Promise<void> {
-  const chunk = rowsPerStatement(dialect);
+  const chunk = rowsPerQuery(dialect);
   for (let i = 0; i < recorded.length; i += chunk) {
     const rows = recorded.slice(i, i + chunk).map((r) => writer.add(r));
     if (dialect === 'sqlite') await tx.executeQuery(eachRow(SQLITE_UPSERT_ROLLUP, rows));
@@ -247,7 +245,7 @@ export async function addLinkVisits(tx: Tx, dialect: Dialect, perLink: Map<strin
     );
     await sql`select id from links where id in (select link_id from ${ids} as v) order by id for update`.execute(tx);
   }
-  const size = linksPerStatement(dialect);
+  const size = rowsPerQuery(dialect);
   for (let i = 0; i < entries.length; i += size) {
     const chunk = entries.slice(i, i + size);
     if (dialect === 'sqlite')
