@@ -31,11 +31,11 @@ export interface RecordingActivity {
 
 /**
  * After a flush that started at S and took D ms, the next is due at S + 20 × D (recording takes about a
- * twentieth of the event loop), no later than S + 3 s (freshness), and, past a few milliseconds, no
+ * twentieth of the event loop), no later than S + 2.5 s (freshness), and, past a few milliseconds, no
  * sooner than 1 s after its end (ADR 0042). At ordinary load flushes take milliseconds and run every tick.
  */
 const FLUSH_SPACING = 20;
-const MAX_FLUSH_PERIOD_MS = 3000;
+const MAX_FLUSH_PERIOD_MS = 2500;
 const MIN_FLUSH_GAP_MS = 1000;
 
 /**
