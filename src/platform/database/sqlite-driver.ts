@@ -20,12 +20,9 @@ const MAX_PAUSE_MS = 16;
 const batches = new WeakMap<CompiledQuery, readonly (readonly unknown[])[]>();
 
 /**
- * One SQLite statement to run once per row of parameters, as one query (`tx.executeQuery`): the
- * connection runs its prepared statement for each row in turn, synchronously. SQLite then parses no
- * JSON array of the rows (json-rows.ts) to read it back a value at a time: with 64 rows to a query, a
- * flush of 10,000 links took about a third less than with one statement over 64 rows as JSON
- * (`npm run bench:flush-load`). It needs no query-builder node per value either. SQLite only: PostgreSQL would pay a round trip per row. A row
- * that fails leaves the rows before it applied in the transaction: let the error end it.
+ * One SQLite statement run once per row of parameters, as one query (`tx.executeQuery`): SQLite parses
+ * no JSON array of the rows (json-rows.ts), which made flushes about a third shorter (ADR 0057). A row
+ * that fails leaves the rows before it applied, so it runs only inside a transaction, which the error ends.
  */
 export function eachRow(sqlText: string, rows: readonly (readonly unknown[])[]): CompiledQuery {
   const query = CompiledQuery.raw(sqlText);
