@@ -17,12 +17,9 @@ const COLUMNS: Column[] = [
 ];
 
 /**
- * Writes a flush's refusals as gaps: each extends its link's latest gap of the same reason when that
- * ended within GAP_MERGE_MS, or starts a new one. Set-based, whatever the number of links: one update
- * for the extensions, one insert for the rest (and on PostgreSQL one select that locks the rows to
- * extend, in order). Past the daily ceiling every busy link is refused at every flush, and a statement
- * per link held the day's row, and with it every other instance's flush, for as long as they took.
- * Gaps of every link (null) are never extended: SQL's null equals nothing.
+ * Writes a flush's refusals as gaps, each extending its link's latest gap of the same reason if that
+ * ended within GAP_MERGE_MS: set-based, since past the daily ceiling every busy link is refused at every
+ * flush (ADR 0050). Gaps of every link (null) are never extended: SQL's null equals nothing.
  */
 export async function addGaps(tx: Transaction<AnalyticsDB>, dialect: Dialect, shortfalls: Shortfall[]): Promise<void> {
   // One entry per link and reason: a batch that spans midnight can refuse a link on both days.
@@ -83,17 +80,14 @@ export async function reapSilentInstances(tx: Transaction<AnalyticsDB>, staleBef
 }
 
 /**
- * Where a dead instance's gap ends. It starts at `flushed_to`, up to which the instance had made every
- * visit durable. It ends where recording is known to have resumed: at the start of the first instance
- * that started after the dead one's last heartbeat (a restart records every visit from its start on),
- * and, when an instance that started before that heartbeat is still running (so recording never
- * stopped), no later than the heartbeat plus the silence that marks death, since a live instance would
- * have written again by then. Never later than `now`, and never before the gap's start (clocks of
- * different hosts may disagree).
+ * Where a dead instance's gap, which starts at its `flushed_to`, ends: where recording is known to have
+ * resumed (ADR 0052), never later than `now` nor before the gap's start (hosts' clocks may disagree).
  */
 function silenceEnd(dead: { beat_at: number; flushed_to: number }, liveStarts: number[], silenceMs: number, now: number): number {
   const beatAt = Number(dead.beat_at);
   let end = now;
+  // An instance started after the last heartbeat recorded from its start; one started before never
+  // stopped recording, so the gap ends when the dead one would have written again.
   for (const startedAt of liveStarts) end = Math.min(end, startedAt > beatAt ? startedAt : beatAt + silenceMs);
   return Math.max(Number(dead.flushed_to), end);
 }
