@@ -52,8 +52,10 @@ async function seed(database: Database, linkId: string, now: number): Promise<vo
   const perDay = Math.floor(VISITS / DAYS);
   const rows = Array.from({ length: DAYS }, (_, d) => {
     const visits = d === 0 ? VISITS - perDay * (DAYS - 1) : perDay;
-    const counts = Object.fromEntries(Object.entries(dims).map(([dimension, values]) => [dimension, Object.fromEntries(split(visits, values))]));
-    return { link_id: linkId, day: utcDay(now - d * DAY_MS), writer: 'seed', s: counts.source!.s!, q: counts.source!.q!, counts: JSON.stringify(counts) };
+    const counts = Object.fromEntries(Object.entries(dims).map(([dimension, values]) => [dimension, split(visits, values)]));
+    const [[, s], [, q]] = counts.source as [[string, number], [string, number]];
+    const stored = Object.fromEntries(Object.entries(counts).map(([dimension, pairs]) => [dimension, pairs.flat()]));
+    return { link_id: linkId, day: utcDay(now - d * DAY_MS), writer: 'seed', s, q, counts: JSON.stringify(stored) };
   });
   for (let i = 0; i < rows.length; i += 50)
     await db

@@ -27,14 +27,15 @@ export interface VisitClass {
   bot: boolean;
 }
 
-/**
- * Visits per dimension and value, as a rollup row keeps them (one JSON text per link and day). Value
- * maps have no prototype: values come from requests, and a referrer host may be `__proto__`.
- */
-export type Counts = Partial<Record<Dimension, Record<string, number>>>;
-
-/** Counts on their way into a rollup row: one Map per dimension, safe for any value and quick to add to. */
+/** Visits per dimension and value, in memory: one Map per dimension. */
 export type CountMaps = Record<Dimension, Map<string, number>>;
+export type Counts = Partial<CountMaps>;
+
+/**
+ * A rollup row's counts as its JSON keeps them: per dimension, values and their visits in turn
+ * (`{"country":["DE",3,"FR",1]}`). Arrays parse about twice as fast as objects keyed by value (ADR 0056).
+ */
+export type StoredCounts = Partial<Record<Dimension, (string | number)[]>>;
 
 /** Visits of one link that were not recorded, and the span of time they fell in. */
 export interface Shortfall {
@@ -104,12 +105,13 @@ export interface RollupRow {
   count: number;
 }
 
-/** A rollup row: one link's visits of one UTC day. */
+/** A link's visits of one UTC day, from its rollup rows (one per writer). */
 export interface DayCounts {
   day: string;
   s: number;
   q: number;
-  counts: Counts;
+  /** The counts of each of the day's rows, as stored; sum them with addCounts. */
+  counts: StoredCounts[];
 }
 
 export interface StatsStore {

@@ -65,12 +65,13 @@ export class StatsService {
       this.settledDays(link.id, w.from, recentFrom, fresh.pastVersion),
       this.deps.store.days(link.id, utcDay(recentFrom), w.toDay, true),
     ]);
-    const totals = addCounts({}, settled.totals);
+    const totals: Counts = {};
+    for (const dimension of TOTALS) totals[dimension] = new Map(settled.totals[dimension]);
     for (const day of recent) addCounts(totals, day.counts, TOTALS);
     const daily = dailySeries(w.from, days, [...settled.days, ...recent]);
     // Another instance's clock may run ahead of this one's: never later than the answer's own time.
     const refreshedAt = Math.min(fresh.refreshedAt ?? w.to, w.to);
-    const of = (dimension: Dimension) => countRows('', { [dimension]: totals[dimension] ?? {} }).sort(byCount);
+    const of = (dimension: Dimension) => countRows('', { [dimension]: totals[dimension] }).sort(byCount);
     return {
       from: w.from,
       to: w.to,
@@ -93,7 +94,7 @@ export class StatsService {
     const days = await this.deps.store.days(linkId, utcDay(from), utcDay(until - DAY_MS), true);
     const totals: Counts = {};
     for (const day of days) addCounts(totals, day.counts, TOTALS);
-    const settled = { days: days.map((d) => ({ ...d, counts: {} })), totals };
+    const settled = { days: days.map((d) => ({ ...d, counts: [] })), totals };
     this.settled.set(key, settled);
     return settled;
   }
@@ -105,7 +106,7 @@ export class StatsService {
       this.deps.store.days(link.id, w.fromDay, w.toDay, true),
       this.deps.store.gaps(link.id, w.from, w.to, link.createdAt),
     ]);
-    const values = rows.flatMap((d) => countRows(d.day, d.counts).sort(byDimensionAndValue));
+    const values = rows.flatMap((d) => countRows(d.day, addCounts({}, d.counts)).sort(byDimensionAndValue));
     return { filename: `stats-${link.slug}-${w.fromDay}-${w.toDay}.csv`, body: toCsv(values, gaps) };
   }
 }

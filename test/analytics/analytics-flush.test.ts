@@ -7,8 +7,8 @@ import { sql } from 'kysely';
 import { VisitRecorder } from '../../src/analytics/recorder.js';
 import { analyticsDb } from '../../src/analytics/store/analytics-schema.js';
 import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
-import { parseCounts } from '../../src/analytics/store/rollups.js';
-import type { Counts } from '../../src/analytics/ports.js';
+import { addCounts, parseCounts } from '../../src/analytics/store/rollups.js';
+import type { StoredCounts } from '../../src/analytics/ports.js';
 import { PendingVisits } from '../../src/analytics/visits.js';
 import { openDatabase } from '../../src/platform/database/database.js';
 import { EventBus, type VisitsRecorded } from '../../src/platform/events.js';
@@ -40,12 +40,12 @@ eachDatabase('the flush', (kind) => {
     const [row, ...more] = await rows(link.id);
     assert.equal(more.length, 0, 'one row per link and day');
     assert.deepEqual([row!.day, Number(row!.s), Number(row!.q)], ['2026-11-15', 3, 1]);
-    const counts = parseCounts(row!.counts);
-    assert.deepEqual(Object.entries(counts.referrer!).sort(), [
+    const counts = addCounts({}, parseCounts(row!.counts));
+    assert.deepEqual([...counts.referrer!].sort(), [
       ['__proto__', 3],
       ['direct', 1],
     ]);
-    assert.deepEqual({ ...counts.source }, { s: 3, q: 1 });
+    assert.deepEqual(Object.fromEntries(counts.source!), { s: 3, q: 1 });
     assert.equal(await linkVisits(link.id), 4);
   });
 
@@ -63,9 +63,12 @@ eachDatabase('the flush', (kind) => {
     const [row, ...more] = await rows(link.id);
     assert.equal(more.length, 0, 'one row per link, day and writer');
     assert.equal(Number(row!.s), flushes);
-    const counts = JSON.parse(row!.counts) as Counts;
-    assert.deepEqual(Object.values(counts.referrer!), [flushes / 3, flushes / 3, flushes / 3]);
-    assert.deepEqual({ ...counts.source }, { s: flushes });
+    const counts = JSON.parse(row!.counts) as StoredCounts;
+    assert.deepEqual(
+      counts.referrer!.filter((_, i) => i % 2 === 1),
+      [flushes / 3, flushes / 3, flushes / 3],
+    );
+    assert.deepEqual(counts.source, ['s', flushes]);
     const stats = await h.request('GET', `/links/${link.id}/stats`, { key: link.key });
     assert.equal(stats.body.total, flushes);
   });

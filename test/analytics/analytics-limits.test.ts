@@ -89,7 +89,7 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     const rows = await analyticsDb(h.database.db).selectFrom('visit_rollups').select(['writer', 's', 'q', 'counts']).where('link_id', '=', link.id).execute();
     assert.equal(rows.length, 1, 'the writer kept its row');
     assert.equal(Number(rows[0]!.s) + Number(rows[0]!.q), 5);
-    assert.deepEqual({ ...JSON.parse(rows[0]!.counts).country }, { DE: 4, FR: 1 });
+    assert.deepEqual(JSON.parse(rows[0]!.counts).country, ['DE', 4, 'FR', 1]);
     assert.equal((await stats(h, link.id, link.key)).total, 5);
   });
 

@@ -3,7 +3,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
 import { eachRow } from '../../platform/database/sqlite-driver.js';
-import { DIMENSIONS, type Counts, type Dimension, type Recorded, type RollupRow } from '../ports.js';
+import { DIMENSIONS, type Counts, type Dimension, type Recorded, type RollupRow, type StoredCounts } from '../ports.js';
 import { breathe } from '../visits.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 
@@ -24,38 +24,29 @@ const SQLITE_ADD_LINK_VISITS = 'update links set visits = visits + ? where id = 
 /** After a statement: SQLite's ran on the event loop; awaiting PostgreSQL's let redirects through already. */
 const afterStatement = (dialect: Dialect) => (dialect === 'sqlite' ? breathe() : undefined);
 
-/** A map of values to visits without a prototype (see Counts). */
-const valueMap = (): Record<string, number> => Object.create(null) as Record<string, number>;
-
-/** Adds the counts of `from` (of the dimensions named, or all) to `into`, whose value maps have no prototype. */
-export function addCounts(into: Counts, from: Counts, dimensions?: readonly Dimension[]): Counts {
-  for (const dimension of Object.keys(from) as Dimension[]) {
-    if (dimensions !== undefined && !dimensions.includes(dimension)) continue;
-    const source = from[dimension]!;
-    const target = (into[dimension] ??= valueMap());
-    for (const value of Object.keys(source)) target[value] = (target[value] ?? 0) + source[value]!;
+/** Adds the stored counts of rows (of the dimensions named, or all) to `into`. */
+export function addCounts(into: Counts, rows: readonly StoredCounts[], dimensions: readonly Dimension[] = DIMENSIONS): Counts {
+  for (const row of rows) {
+    for (const dimension of dimensions) {
+      const pairs = row[dimension];
+      if (pairs === undefined) continue;
+      const target = (into[dimension] ??= new Map<string, number>());
+      for (let i = 0; i < pairs.length; i += 2) target.set(pairs[i] as string, (target.get(pairs[i] as string) ?? 0) + (pairs[i + 1] as number));
+    }
   }
   return into;
 }
 
-/**
- * A day's counts, to be read only: one JSON object, or several joined by commas (a row per writer),
- * summed into maps without a prototype, where a value named `__proto__` is a value like any other.
- */
-export function parseCounts(text: string): Counts {
-  const parts = JSON.parse(`[${text}]`) as Counts[];
-  if (parts.length === 1) return parts[0]!;
-  const sum: Counts = {};
-  for (const part of parts) addCounts(sum, part);
-  return sum;
+/** A day's counts as stored: one JSON object per writer's row, joined by commas. */
+export function parseCounts(text: string): StoredCounts[] {
+  return JSON.parse(`[${text}]`) as StoredCounts[];
 }
 
 /** Rows of the counts (CSV, window totals): values with a positive count only. */
 export function countRows(day: string, counts: Counts): RollupRow[] {
   const rows: RollupRow[] = [];
   for (const dimension of Object.keys(counts) as Dimension[]) {
-    const values = counts[dimension]!;
-    for (const value of Object.keys(values)) if (values[value]! > 0) rows.push({ day, dimension, value, count: values[value]! });
+    for (const [value, count] of counts[dimension]!) if (count > 0) rows.push({ day, dimension, value, count });
   }
   return rows;
 }
@@ -200,7 +191,7 @@ export class RollupWriter {
     this.values++;
   }
 
-  /** The row's counts as JSON, one object per dimension in DIMENSIONS' order. */
+  /** The row's counts as JSON (StoredCounts): per dimension in DIMENSIONS' order, its values and counts in turn. */
   private json(totals: Totals): string {
     const { pairs, used } = totals;
     let json = '{';
@@ -209,12 +200,12 @@ export class RollupWriter {
       for (let i = 0; i < used; i += 2) {
         const id = pairs[i]!;
         if (this.dimensionOf[id] !== d) continue;
-        json += first ? `${json === '{' ? '' : '},'}"${DIMENSIONS[d]}":{` : ',';
-        json += `${this.quotedOf[id]}:${pairs[i + 1]}`;
+        json += first ? `${json === '{' ? '' : '],'}"${DIMENSIONS[d]}":[` : ',';
+        json += `${this.quotedOf[id]},${pairs[i + 1]}`;
         first = false;
       }
     }
-    return json === '{' ? '{}' : `${json}}}`;
+    return json === '{' ? '{}' : `${json}]}`;
   }
 }
 

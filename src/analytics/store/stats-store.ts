@@ -18,7 +18,7 @@ export class KyselyStatsStore implements StatsStore {
     this.dialect = database.dialect;
   }
 
-  /** A day's rows of every writer, summed: `counts` joins their JSON objects for parseCounts. */
+  /** A day's rows of every writer: `s` and `q` summed, `counts` their JSON objects joined for parseCounts. */
   async days(linkId: string, fromDay: string, toDay: string, withCounts: boolean): Promise<DayCounts[]> {
     const joined = this.dialect === 'sqlite' ? sql<string>`group_concat(counts, ',')` : sql<string>`string_agg(counts, ',')`;
     const rows = await this.db
@@ -30,7 +30,7 @@ export class KyselyStatsStore implements StatsStore {
       .groupBy('day')
       .orderBy('day')
       .execute();
-    return rows.map((r) => ({ day: r.day, s: Number(r.s), q: Number(r.q), counts: 'counts' in r ? parseCounts(r.counts) : {} }));
+    return rows.map((r) => ({ day: r.day, s: Number(r.s), q: Number(r.q), counts: 'counts' in r ? parseCounts(r.counts) : [] }));
   }
 
   async gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]> {

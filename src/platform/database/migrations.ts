@@ -6,6 +6,7 @@ import * as sessions from './migrations/0013-sessions.js';
 import * as rollupWriters from './migrations/0014-rollup-writers.js';
 import * as linksFillfactor from './migrations/0015-links-fillfactor.js';
 import * as rollupsFillfactor from './migrations/0016-rollups-fillfactor.js';
+import * as rollupCountsAsArrays from './migrations/0017-rollup-counts-as-arrays.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0014_rollup_writers': rollupWriters,
   '0015_links_fillfactor': linksFillfactor,
   '0016_rollups_fillfactor': rollupsFillfactor,
+  '0017_rollup_counts_as_arrays': rollupCountsAsArrays,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
