@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   const report = table(servers, bare);
   const ratios = service.rounds.map((r, i) => r.rps / bare.rounds[i]!.rps);
   report.push('', `service / bare per round: ${ratios.map(pct).join(' ')}`);
-  for (const s of servers.slice(2)) report.push(`${s.name} p99 per round (ms): ${s.rounds.map((r) => ms(r.p99)).join(' ')}`);
+  for (const s of servers) report.push(`${s.name} p99 per round (ms): ${s.rounds.map((r) => ms(r.p99)).join(' ')}`);
   if (PAIRED_RUNS > 0) {
     const pairs: [Server, Server][] = [[bare, service], [bare, fastify], ...servers.slice(3).map((b): [Server, Server] => [b, service])];
     report.push(...(await sideBySidePhase(pairs, slugFile, PAIRED_RUNS, PAIRED_SECONDS)));
