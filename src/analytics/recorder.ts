@@ -32,7 +32,7 @@ export interface RecordingActivity {
 /**
  * After a flush that started at S and took D ms, the next is due at S + 20 × D (recording takes about a
  * twentieth of the event loop), no later than S + 2.5 s (freshness), and, past a few milliseconds, no
- * sooner than 1 s after its end (ADR 0042). At ordinary load flushes take milliseconds and run every tick.
+ * sooner than 1 s after its end (ADR 0042). At ordinary load flushes take milliseconds and run every step.
  */
 const FLUSH_SPACING = 20;
 const MAX_FLUSH_PERIOD_MS = 2500;
@@ -50,14 +50,11 @@ export class VisitRecorder {
   private inFlight = 0;
   private dropped = new Map<string | null, Shortfall>();
   private queue: Promise<unknown> = Promise.resolve();
-  private busy = false;
   private timer: NodeJS.Timeout | undefined;
-  /** Starts a flush that falls due between two ticks when it is due, not at the next tick. */
-  private dueTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private startedAt = 0;
-  private ticks = 0;
   private nextFlushAt = 0;
+  private lastReap = -Infinity;
 
   constructor(private readonly o: RecorderOptions) {}
 
@@ -67,12 +64,10 @@ export class VisitRecorder {
     this.pending.add(link, source, country, visitor, referrer, t);
   }
 
-  /** Registers this instance, reports instances that died silently, and starts the ticks. */
+  /** Registers this instance, reports instances that died silently, and starts the steps. */
   start(): void {
     this.startedAt = this.o.now();
-    this.serial(() => this.beat(true)).catch(this.o.onError);
-    this.timer = setInterval(() => this.tick(), this.o.flushIntervalMs);
-    this.timer.unref();
+    this.schedule(0);
   }
 
   /** Flushes everything recorded so far (tests, shutdown); rejects when the flush fails. */
@@ -85,72 +80,57 @@ export class VisitRecorder {
   /** The final flush; the instance leaves cleanly only when nothing is left behind. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    clearTimeout(this.dueTimer);
+    clearTimeout(this.timer);
     await this.serial(async () => {
       if (await this.flushOnce()) await this.o.store.leave(this.instanceId);
     }).catch(this.o.onError);
   }
 
-  private tick(): void {
-    // A tick still running takes these visits with its next flush.
-    if (this.busy) return;
-    this.busy = true;
-    const reap = this.ticks++ % Math.max(1, Math.round(this.o.heartbeatIntervalMs / this.o.flushIntervalMs)) === 0;
+  /**
+   * One step at a time, each scheduled when the one before ends: the next is at the flush's due time when
+   * visits wait for it, and at most a flush interval away, so the heartbeat goes on while a flush is not due.
+   */
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.serial(() => this.step())
+        .catch(this.o.onError)
+        .finally(() => {
+          const due = this.nextFlushAt - performance.now();
+          if (!this.stopped) this.schedule(due > 0 ? Math.min(due, this.o.flushIntervalMs) : this.o.flushIntervalMs);
+        });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** A flush when one is due, else a heartbeat; then, every heartbeat interval, the reaping of dead instances. */
+  private async step(): Promise<void> {
     const waiting = this.pending.visits > 0 || this.dropped.size > 0;
-    this.serial(async () => {
-      if (!waiting) await this.beat(reap);
-      else if (performance.now() >= this.nextFlushAt) await this.flushOnce();
-      else await this.o.store.beat(this.instanceId, this.startedAt, this.o.now());
-    })
-      .catch(this.o.onError)
-      .finally(() => (this.busy = false));
-  }
-
-  /** The due timer's flush: a tick's, without its heartbeat and reaping. */
-  private flushIfWaiting(): void {
-    if (this.stopped || (this.pending.visits === 0 && this.dropped.size === 0)) return;
-    // A tick's heartbeat is being written: the flush follows it rather than waiting for the next tick.
-    if (this.busy) return this.flushWhenDue(10);
-    this.busy = true;
-    this.serial(() => this.flushOnce())
-      .catch(this.o.onError)
-      .finally(() => (this.busy = false));
-  }
-
-  /** A heartbeat with nothing waiting: every visit before now is in. Then, when due, the reaping of dead instances. */
-  private async beat(reap: boolean): Promise<void> {
+    if (!waiting || performance.now() >= this.nextFlushAt) await this.flushOnce();
+    else await this.o.store.beat(this.instanceId, this.startedAt, this.o.now());
     const now = this.o.now();
-    await this.o.store.beat(this.instanceId, this.startedAt, now, now);
+    if (now - this.lastReap < this.o.heartbeatIntervalMs) return;
+    this.lastReap = now;
     // A live instance writes at least every heartbeat interval: three missed are death.
-    const silence = 3 * Math.max(this.o.heartbeatIntervalMs, this.o.flushIntervalMs);
-    if (reap) await this.o.store.reapSilent(now - silence, now, this.instanceId);
+    await this.o.store.reapSilent(now - 3 * Math.max(this.o.heartbeatIntervalMs, this.o.flushIntervalMs), now, this.instanceId);
   }
 
-  /** One flush transaction; on failure its visits wait for the next one. Returns success. */
+  /** One flush transaction (with nothing waiting, a heartbeat); on failure its visits wait for the next one. Returns success. */
   private async flushOnce(): Promise<boolean> {
     const now = this.o.now();
     const batch = this.pending;
     const dropped = [...this.dropped.values()];
-    this.pending = new PendingVisits();
-    this.dropped = new Map();
     if (batch.visits === 0 && dropped.length === 0) {
       await this.o.store.beat(this.instanceId, this.startedAt, now, now);
       return true;
     }
+    this.pending = new PendingVisits();
+    this.dropped = new Map();
     this.inFlight = batch.visits;
     const started = performance.now();
     let perLink: Map<string, number>;
     try {
       await batch.tally();
-      perLink = await this.o.store.flush({
-        instanceId: this.instanceId,
-        startedAt: this.startedAt,
-        now,
-        days: batch.sorted(),
-        dropped,
-        limits: this.o.limits,
-      });
+      perLink = await this.o.store.flush({ instanceId: this.instanceId, startedAt: this.startedAt, now, days: batch.sorted(), dropped, limits: this.o.limits });
     } catch (error) {
       // Older visits first: the order in which allowances grant them.
       batch.append(this.pending);
@@ -164,13 +144,8 @@ export class VisitRecorder {
     }
     let visits = 0;
     for (const n of perLink.values()) visits += n;
-    this.report(
-      started,
-      true,
-      visits,
-      batch.visits - visits,
-      dropped.reduce((n, s) => n + s.count, 0),
-    );
+    const lost = dropped.reduce((n, s) => n + s.count, 0);
+    this.report(started, true, visits, batch.visits - visits, lost);
     if (perLink.size > 0) this.o.onRecorded?.({ at: now, links: [...perLink].map(([linkId, n]) => ({ linkId, visits: n })) });
     return true;
   }
@@ -180,17 +155,7 @@ export class VisitRecorder {
     const ms = ended - started;
     const spacing = FLUSH_SPACING * ms;
     this.nextFlushAt = Math.max(started + Math.min(spacing, MAX_FLUSH_PERIOD_MS), ended + Math.min(spacing, MIN_FLUSH_GAP_MS));
-    // Spaced further apart than ticks, a flush starts when due rather than at the tick after.
-    if (ok && this.nextFlushAt - started > this.o.flushIntervalMs) this.flushWhenDue(this.nextFlushAt - ended);
     this.o.onActivity?.({ op: 'flush', seconds: ms / 1000, ok, recorded, refused, dropped });
-  }
-
-  /** Arms the due timer, on a recorder that ticks (started, not stopped). */
-  private flushWhenDue(ms: number): void {
-    if (this.timer === undefined || this.stopped) return;
-    clearTimeout(this.dueTimer);
-    this.dueTimer = setTimeout(() => this.flushIfWaiting(), ms);
-    this.dueTimer.unref();
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
