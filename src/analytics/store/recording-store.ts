@@ -6,12 +6,10 @@ import { breathe, SLICE, TRIAL_GROUP, visitsPerLink, type DayVisits } from '../v
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import { addLinkVisits, bumpPastVersion, RollupWriter, writeRollups } from './rollups.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
-import { ensureMonths, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
+import { grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
-/** Accounts' month rows known to exist (rows are never deleted), remembered up to this many. */
-const KNOWN_MONTHS_MAX = 100_000;
 /** Accounts and days remembered as short (KyselyRecordingStore.short), up to this many. */
 const SHORT_MAX = 100_000;
 
@@ -22,8 +20,6 @@ class EarlyShortfall extends Error {}
 export class KyselyRecordingStore implements RecordingStore {
   private readonly db: Kysely<AnalyticsDB>;
   private readonly dialect: Dialect;
-  /** "month|account" of month rows this store made sure of (ensureMonths). */
-  private readonly knownMonths = new Set<string>();
   /** Each recording instance's rollup writer (one per recorder, whose flushes run one at a time). */
   private readonly writers = new Map<string, RollupWriter>();
   /** Accounts ("month|account") and days ("YYYY-MM-DD", the ceiling) whose last grant was short (expectedInFull). */
@@ -40,7 +36,6 @@ export class KyselyRecordingStore implements RecordingStore {
   /** One transaction: allowances, rollups, links' totals, gaps, and the heartbeat that says every visit before `now` is in. */
   async flush(batch: FlushBatch): Promise<Map<string, number>> {
     const totals = batch.days.map((day) => day.accountTotals());
-    await this.ensureMonths(batch.days.map((day, d) => [day.day.slice(0, 7), totals[d]!]));
     let writer = this.writers.get(batch.instanceId);
     if (writer === undefined) this.writers.set(batch.instanceId, (writer = new RollupWriter(this.writerMaxValues)));
     writer.prepare(batch.days.map((day) => day.day));
@@ -169,17 +164,6 @@ export class KyselyRecordingStore implements RecordingStore {
     }
     await returnDay(tx, day.day, dayLeft);
     return { granted, reasons };
-  }
-
-  /** Creates the month rows that accounts of the batch lack, outside the transaction (visit-allowance.ts). */
-  private async ensureMonths(days: [month: string, totals: [string, number][]][]): Promise<void> {
-    for (const [month, totals] of days) {
-      const missing = totals.map(([account]) => account).filter((account) => account !== TRIAL_GROUP && !this.knownMonths.has(`${month}|${account}`));
-      if (missing.length === 0) continue;
-      await ensureMonths(this.db, this.dialect, month, missing);
-      if (this.knownMonths.size + missing.length > KNOWN_MONTHS_MAX) this.knownMonths.clear();
-      for (const account of missing) this.knownMonths.add(`${month}|${account}`);
-    }
   }
 
   async beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {

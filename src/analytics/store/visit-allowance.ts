@@ -69,29 +69,30 @@ const accountList = (dialect: Dialect, accounts: string[]) =>
     [['account_id', 'text']],
   );
 
-/**
- * Creates the month rows (zeros) that accounts lack, before the flush's transaction: inside it, an
- * insert would take its lock out of the ascending order. `accounts` are ascending.
- */
+/** Creates the month rows (zeros) that accounts lack, in ascending order: the order in which grantAccounts locks them. */
 export async function ensureMonths(db: Kysely<AnalyticsDB>, dialect: Dialect, month: string, accounts: string[]): Promise<void> {
-  if (accounts.length === 0) return;
-  const rows = accountList(dialect, accounts);
   // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
   await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant)
-    select account_id, ${month}, 0, 0, 0 from ${rows} as v where true
+    select account_id, ${month}, 0, 0, 0 from ${accountList(dialect, accounts)} as v where true order by account_id
     on conflict (account_id, month) do nothing`.execute(db);
 }
 
 /**
- * Up to `n` visits for each account of `wants` (ascending): one statement takes them from the free
- * visits of the month, then accounts short of them take from their packs, oldest first (ADR 0050).
- * PostgreSQL locks the month rows in ascending order first: flushes of two days of one month cannot
- * deadlock.
+ * Up to `n` visits for each account of `wants` (ascending): its month row made if missing, then one
+ * statement takes them from the free visits of the month, then accounts short of them take from their
+ * packs, oldest first (ADR 0050). PostgreSQL locks the month rows in ascending order first: flushes of
+ * two days of one month cannot deadlock.
  */
 export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wants: [string, number][], free: number): Promise<Map<string, number>> {
   const asked = wants.filter(([, n]) => n > 0);
   const got = new Map<string, number>();
   if (asked.length === 0) return got;
+  await ensureMonths(
+    tx,
+    dialect,
+    month,
+    asked.map(([account]) => account),
+  );
   const offers = jsonRows(dialect, asked, [
     ['account_id', 'text'],
     ['n', 'bigint'],
@@ -106,23 +107,11 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
     from ${offers} as v where visit_months.account_id = v.account_id and visit_months.month = ${month}
     returning visit_months.account_id, visit_months.last_grant`.execute(tx);
   const fromFree = new Map(taken.rows.map((row) => [row.account_id, Number(row.last_grant)]));
-  // ensureMonths makes the month rows before the flush; one still missing is made here, then granted.
-  const missing = asked.filter(([account]) => !fromFree.has(account));
-  if (missing.length > 0) {
-    await ensureMonths(
-      tx,
-      dialect,
-      month,
-      missing.map(([account]) => account),
-    );
-    for (const [account, n] of await grantAccounts(tx, dialect, month, missing, free)) got.set(account, n);
-  }
   // One statement finds the accounts with a pack left (past its allowance, an account has none).
-  const short = asked.filter(([account, want]) => (fromFree.get(account) ?? want) < want).map(([account]) => account);
+  const short = asked.filter(([account, want]) => fromFree.get(account)! < want).map(([account]) => account);
   const withPacks = short.length > 0 ? await accountsWithPacks(tx, dialect, short) : new Set<string>();
   for (const [account, want] of asked) {
-    const own = fromFree.get(account);
-    if (own === undefined) continue;
+    const own = fromFree.get(account)!;
     if (own === want || !withPacks.has(account)) got.set(account, own);
     else {
       await breathe();
