@@ -1,11 +1,13 @@
+import type { Static } from '@sinclair/typebox';
 import { LRUCache } from 'lru-cache';
 import type { LinkService } from '../links/link-service.js';
 import type { Principal } from '../platform/auth/principal.js';
 import { DAY_MS, utcDay, type Clock } from '../platform/time.js';
 import { toCsv } from './csv.js';
 import { API_LIMITS } from '../platform/api-limits.js';
-import type { Counts, DayCounts, DeviceClass, Dimension, Gap, RollupRow, StatsStore } from './ports.js';
+import type { Counts, DayCounts, DeviceClass, Dimension, RollupRow, StatsStore } from './ports.js';
 import { addCounts, countRows } from './store/rollups.js';
+import type { Stats } from './stats-schemas.js';
 
 /** Referrers listed by name; the rest are summed into one "other" entry. */
 export const TOP_REFERRERS = API_LIMITS.stats.topReferrers;
@@ -13,24 +15,8 @@ export const TOP_REFERRERS = API_LIMITS.stats.topReferrers;
 /** The dimensions stats JSON totals over the window. */
 const TOTALS: Dimension[] = ['country', 'device', 'referrer'];
 
-export interface DailyStats {
-  date: string;
-  total: number;
-  s: number;
-  q: number;
-}
-
-export interface StatsResult {
-  from: number;
-  to: number;
-  refreshedAt: number;
-  total: number;
-  daily: DailyStats[];
-  countries: { country: string; count: number }[];
-  devices: { device: DeviceClass; count: number }[];
-  referrers: { referrer: string; count: number }[];
-  gaps: Gap[];
-}
+export type StatsResult = Static<typeof Stats>;
+type DailyStats = StatsResult['daily'][number];
 
 /** The window of a stats request: the last `days` UTC days, today included, up to now. */
 function windowOf(now: number, days: number) {
@@ -111,29 +97,19 @@ export class StatsService {
   }
 }
 
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Sorted by count (descending), then by value so equal counts come out in a stable order. */
-const byCount = (a: RollupRow, b: RollupRow) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+const byCount = (a: RollupRow, b: RollupRow) => b.count - a.count || compare(a.value, b.value);
+const byDimensionAndValue = (a: RollupRow, b: RollupRow) => compare(a.dimension, b.dimension) || compare(a.value, b.value);
 
-const byDimensionAndValue = (a: RollupRow, b: RollupRow) =>
-  a.dimension < b.dimension ? -1 : a.dimension > b.dimension ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0;
-
-/** Every UTC day of the window, zeros included, with the /s/ and /q/ split. */
+/** Every UTC day of the window, zeros included, with the /s/ and /q/ split (`rows` has one entry per day). */
 function dailySeries(from: number, days: number, rows: DayCounts[]): DailyStats[] {
-  const byDay = new Map<string, DailyStats>();
-  const series: DailyStats[] = [];
-  for (let i = 0; i < days; i++) {
-    const entry = { date: utcDay(from + i * DAY_MS), total: 0, s: 0, q: 0 };
-    byDay.set(entry.date, entry);
-    series.push(entry);
-  }
-  for (const row of rows) {
-    const entry = byDay.get(row.day);
-    if (!entry) continue;
-    entry.s += row.s;
-    entry.q += row.q;
-    entry.total += row.s + row.q;
-  }
-  return series;
+  const byDay = new Map(rows.map((row) => [row.day, row]));
+  return Array.from({ length: days }, (_, i) => {
+    const date = utcDay(from + i * DAY_MS);
+    const { s, q } = byDay.get(date) ?? { s: 0, q: 0 };
+    return { date, total: s + q, s, q };
+  });
 }
 
 function topReferrers(sorted: RollupRow[]): { referrer: string; count: number }[] {
