@@ -3,7 +3,6 @@ import type { Database, Dialect } from '../../platform/database/database.js';
 import type { DayCounts, Gap, GapReason, StatsStore } from '../ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import { parseCounts, PAST_VERSION } from './rollups.js';
-import { accountRecording } from './visit-allowance.js';
 
 /** Reads of the rollups (never of raw visits: there are none) and of recording allowances. */
 export class KyselyStatsStore implements StatsStore {
@@ -62,7 +61,17 @@ export class KyselyStatsStore implements StatsStore {
   }
 
   /** For the usage endpoint: visits recorded this UTC month, free visits left, unused pack visits. */
-  accountRecording(accountId: string, month: string): Promise<{ recordedThisMonth: number; freeLeft: number; packsLeft: number }> {
-    return accountRecording(this.db, this.freeVisitsPerMonth, accountId, month);
+  async accountRecording(accountId: string, month: string): Promise<{ recordedThisMonth: number; freeLeft: number; packsLeft: number }> {
+    const [row, packs] = await Promise.all([
+      this.db.selectFrom('visit_months').select(['recorded', 'free_used']).where('account_id', '=', accountId).where('month', '=', month).executeTakeFirst(),
+      this.db
+        .selectFrom('capacity_packs')
+        .select(sql<number>`coalesce(sum(visits - visits_used), 0)`.as('left'))
+        .where('account_id', '=', accountId)
+        .where('status', '=', 'active')
+        .executeTakeFirstOrThrow(),
+    ]);
+    const freeLeft = Math.max(0, this.freeVisitsPerMonth - Number(row?.free_used ?? 0));
+    return { recordedThisMonth: Number(row?.recorded ?? 0), freeLeft, packsLeft: Number(packs.left) };
   }
 }
