@@ -54,17 +54,12 @@ export interface RecordingLimits {
 /** One link's visits of one UTC day that a flush recorded. */
 export interface Recorded {
   linkId: string;
+  /** The link's account (trial links: TRIAL_GROUP). */
+  account: string;
   day: string;
   visits: number;
-  /** What the visits add to the link's rollup row of the day, summed when asked. */
-  rollup(): RollupCounts;
-}
-
-/** Visits through /s/ and through /q/, and the counts of every dimension. */
-export interface RollupCounts {
-  s: number;
-  q: number;
-  counts: CountMaps;
+  /** What the visits add to the link's rollup row of the day (through /s/, through /q/, every dimension), summed when asked. */
+  rollup(): { s: number; q: number; counts: CountMaps };
 }
 
 export interface FlushBatch {

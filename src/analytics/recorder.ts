@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Clock } from '../platform/time.js';
 import type { VisitsRecorded } from '../platform/events.js';
 import type { LinkRef, RecordingLimits, RecordingStore, Shortfall, Source, VisitClass } from './ports.js';
-import { PendingVisits } from './visits.js';
+import { addShortfall, PendingVisits } from './visits.js';
 
 export interface RecorderOptions {
   store: RecordingStore;
@@ -21,7 +21,6 @@ export interface RecorderOptions {
 
 /** One flush: its duration, success, and visits recorded, refused (allowance, ceiling) and dropped (a gap). */
 export interface RecordingActivity {
-  op: 'flush';
   seconds: number;
   ok: boolean;
   recorded: number;
@@ -30,9 +29,10 @@ export interface RecordingActivity {
 }
 
 /**
- * After a flush that started at S and took D ms, the next is due at S + 20 × D (recording takes about a
- * twentieth of the event loop), no later than S + 2.5 s (freshness), and, past a few milliseconds, no
- * sooner than 1 s after its end (ADR 0042). At ordinary load flushes take milliseconds and run every step.
+ * After a flush that started at S and took D ms, the next is due a flush interval after S, or at S + 20 × D
+ * (recording takes about a twentieth of the event loop), but no later than S + 2.5 s (freshness), and, past
+ * a few milliseconds, no sooner than 1 s after its end (ADR 0042). At ordinary load flushes take
+ * milliseconds and run every flush interval.
  */
 const FLUSH_SPACING = 20;
 const MAX_FLUSH_PERIOD_MS = 2500;
@@ -48,7 +48,7 @@ export class VisitRecorder {
   private pending = new PendingVisits();
   /** Visits of the flush under way. */
   private inFlight = 0;
-  private dropped = new Map<string | null, Shortfall>();
+  private dropped = new Map<string, Shortfall>();
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -60,14 +60,15 @@ export class VisitRecorder {
 
   /** A visit at time `t` (the redirect's clock reading). */
   record(link: LinkRef, source: Source, country: string, visitor: VisitClass, referrer: string, t: number): void {
-    if (this.pending.visits + this.inFlight >= this.o.bufferMaxVisits) return addShortfall(this.dropped, link.id, 1, t, t);
+    if (this.pending.visits + this.inFlight >= this.o.bufferMaxVisits)
+      return addShortfall(this.dropped, { linkId: link.id, reason: 'recording_unavailable', count: 1, from: t, to: t });
     this.pending.add(link, source, country, visitor, referrer, t);
   }
 
   /** Registers this instance, reports instances that died silently, and starts the steps. */
   start(): void {
     this.startedAt = this.o.now();
-    this.schedule(0);
+    this.schedule(0, true);
   }
 
   /** Flushes everything recorded so far (tests, shutdown); rejects when the flush fails. */
@@ -87,25 +88,25 @@ export class VisitRecorder {
   }
 
   /**
-   * One step at a time, each scheduled when the one before ends: the next is at the flush's due time when
-   * visits wait for it, and at most a flush interval away, so the heartbeat goes on while a flush is not due.
+   * One step at a time, each scheduled when the one before ends: at the flush's due time when that comes
+   * within a flush interval (a step that flushes, if visits wait), else a flush interval on (a heartbeat).
    */
-  private schedule(ms: number): void {
+  private schedule(ms: number, flush: boolean): void {
     this.timer = setTimeout(() => {
-      this.serial(() => this.step())
+      this.serial(() => this.step(flush))
         .catch(this.o.onError)
         .finally(() => {
           const due = this.nextFlushAt - performance.now();
-          if (!this.stopped) this.schedule(due > 0 ? Math.min(due, this.o.flushIntervalMs) : this.o.flushIntervalMs);
+          if (!this.stopped) this.schedule(due > 0 ? Math.min(due, this.o.flushIntervalMs) : this.o.flushIntervalMs, due <= this.o.flushIntervalMs);
         });
     }, ms);
     this.timer.unref();
   }
 
-  /** A flush when one is due, else a heartbeat; then, every heartbeat interval, the reaping of dead instances. */
-  private async step(): Promise<void> {
+  /** A flush, or with visits waiting for their due time a heartbeat; then, every heartbeat interval, the reaping of dead instances. */
+  private async step(flush: boolean): Promise<void> {
     const waiting = this.pending.visits > 0 || this.dropped.size > 0;
-    if (!waiting || performance.now() >= this.nextFlushAt) await this.flushOnce();
+    if (flush || !waiting) await this.flushOnce();
     else await this.o.store.beat(this.instanceId, this.startedAt, this.o.now());
     const now = this.o.now();
     if (now - this.lastReap < this.o.heartbeatIntervalMs) return;
@@ -129,13 +130,19 @@ export class VisitRecorder {
     const started = performance.now();
     let perLink: Map<string, number>;
     try {
-      await batch.tally();
-      perLink = await this.o.store.flush({ instanceId: this.instanceId, startedAt: this.startedAt, now, days: batch.sorted(), dropped, limits: this.o.limits });
+      perLink = await this.o.store.flush({
+        instanceId: this.instanceId,
+        startedAt: this.startedAt,
+        now,
+        days: await batch.tallied(),
+        dropped,
+        limits: this.o.limits,
+      });
     } catch (error) {
       // Older visits first: the order in which allowances grant them.
       batch.append(this.pending);
       this.pending = batch;
-      for (const s of dropped) addShortfall(this.dropped, s.linkId, s.count, s.from, s.to);
+      for (const s of dropped) addShortfall(this.dropped, s);
       this.report(started, false, 0, 0, 0);
       this.o.onError(error);
       return false;
@@ -154,25 +161,17 @@ export class VisitRecorder {
     const ended = performance.now();
     const ms = ended - started;
     const spacing = FLUSH_SPACING * ms;
-    this.nextFlushAt = Math.max(started + Math.min(spacing, MAX_FLUSH_PERIOD_MS), ended + Math.min(spacing, MIN_FLUSH_GAP_MS));
-    this.o.onActivity?.({ op: 'flush', seconds: ms / 1000, ok, recorded, refused, dropped });
+    this.nextFlushAt = Math.max(
+      started + this.o.flushIntervalMs,
+      started + Math.min(spacing, MAX_FLUSH_PERIOD_MS),
+      ended + Math.min(spacing, MIN_FLUSH_GAP_MS),
+    );
+    this.o.onActivity?.({ seconds: ms / 1000, ok, recorded, refused, dropped });
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => {});
     return run;
-  }
-}
-
-/** Visits not recorded, merged per link (null: every link): counts add up, the span widens. */
-function addShortfall(shortfalls: Map<string | null, Shortfall>, linkId: string | null, count: number, from: number, to: number): void {
-  const known = shortfalls.get(linkId);
-  if (known) {
-    known.count += count;
-    known.from = Math.min(known.from, from);
-    known.to = Math.max(known.to, to);
-  } else {
-    shortfalls.set(linkId, { linkId, reason: 'recording_unavailable', count, from, to });
   }
 }

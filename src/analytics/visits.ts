@@ -1,5 +1,5 @@
 import { DAY_MS, utcDay } from '../platform/time.js';
-import type { CountMaps, LinkRef, Recorded, RollupCounts, Source, VisitClass } from './ports.js';
+import type { CountMaps, LinkRef, Recorded, Shortfall, Source, VisitClass } from './ports.js';
 
 /** Trial links' group: it sorts after every account id (hex UUIDs), so takes what the ceiling leaves. */
 export const TRIAL_GROUP = '~trial';
@@ -87,11 +87,6 @@ export class DayVisits {
     this.from = Math.min(this.from, later.from);
   }
 
-  /** The account of a link of this day's visits (trial links: TRIAL_GROUP), after a tally. */
-  accountOf(linkId: string): string {
-    return this.links.get(linkId)!.link.accountId ?? TRIAL_GROUP;
-  }
-
   /** Visits per account (trial links as TRIAL_GROUP), accounts in ascending order: the lock order. */
   accountTotals(): [string, number][] {
     const totals = new Map<string, number>();
@@ -102,8 +97,9 @@ export class DayVisits {
   /**
    * What is recorded when each account may record `granted` of its visits: its links in order of first
    * visit until the grant is used up (a link cut short, its first visits); the rest is refused per link.
+   * Adds the visits recorded to `perLink`.
    */
-  async grant(granted: Map<string, number>): Promise<{ recorded: Recorded[]; refused: Map<string, { account: string; count: number }> }> {
+  async grant(granted: Map<string, number>, perLink = new Map<string, number>()) {
     const left = new Map(granted);
     const recorded: Recorded[] = [];
     const refused = new Map<string, { account: string; count: number }>();
@@ -113,7 +109,8 @@ export class DayVisits {
       const account = own.link.accountId ?? TRIAL_GROUP;
       const take = Math.min(own.visits, left.get(account) ?? 0);
       left.set(account, (left.get(account) ?? 0) - take);
-      if (take > 0) recorded.push(new GrantedVisits(this.day, own, take, this.list, this.next));
+      if (take > 0) recorded.push(new GrantedVisits(this.day, account, own, take, this.list, this.next));
+      if (take > 0) bump(perLink, own.link.id, take);
       if (take < own.visits) refused.set(own.link.id, { account, count: own.visits - take });
     }
     return { recorded, refused };
@@ -126,6 +123,7 @@ class GrantedVisits implements Recorded {
 
   constructor(
     readonly day: string,
+    readonly account: string,
     private readonly own: LinkVisits,
     readonly visits: number,
     private readonly list: unknown[],
@@ -134,7 +132,7 @@ class GrantedVisits implements Recorded {
     this.linkId = own.link.id;
   }
 
-  rollup(): RollupCounts {
+  rollup(): ReturnType<Recorded['rollup']> {
     const { list, next } = this;
     const counts: CountMaps = { source: new Map(), country: new Map(), device: new Map(), browser: new Map(), referrer: new Map(), bot: new Map() };
     let s = 0;
@@ -155,16 +153,6 @@ class GrantedVisits implements Recorded {
   }
 }
 
-/** Visits recorded per link, over the days of a flush; a slice at a time (ten thousand links take milliseconds). */
-export async function visitsPerLink(recorded: Recorded[]): Promise<Map<string, number>> {
-  const visits = new Map<string, number>();
-  for (const [i, r] of recorded.entries()) {
-    visits.set(r.linkId, (visits.get(r.linkId) ?? 0) + r.visits);
-    if (i % SLICE === SLICE - 1) await breathe();
-  }
-  return visits;
-}
-
 /** Visits not yet flushed, per UTC day (almost always one). */
 export class PendingVisits {
   readonly days = new Map<string, DayVisits>();
@@ -179,11 +167,6 @@ export class PendingVisits {
     this.visits++;
   }
 
-  /** Groups every day's visits by link (DayVisits.tally). */
-  async tally(): Promise<void> {
-    for (const day of this.days.values()) await day.tally();
-  }
-
   /** Adds a later buffer's visits after these. */
   append(later: PendingVisits): void {
     for (const day of later.days.values()) {
@@ -195,9 +178,11 @@ export class PendingVisits {
     this.today = undefined;
   }
 
-  /** The days, ascending. */
-  sorted(): DayVisits[] {
-    return [...this.days.values()].sort((a, b) => (a.day < b.day ? -1 : 1));
+  /** The days, ascending, each with its visits grouped by link (DayVisits.tally). */
+  async tallied(): Promise<DayVisits[]> {
+    const days = [...this.days.values()].sort((a, b) => (a.day < b.day ? -1 : 1));
+    for (const day of days) await day.tally();
+    return days;
   }
 
   private turnTo(time: number): void {
@@ -207,4 +192,14 @@ export class PendingVisits {
     if (visits === undefined) this.days.set(day, (visits = new DayVisits(day, time)));
     this.today = visits;
   }
+}
+
+/** Adds visits not recorded to `into`, one entry per link and reason: counts add up, the span widens. */
+export function addShortfall(into: Map<string, Shortfall>, s: Shortfall): void {
+  const key = `${s.linkId ?? ''}|${s.reason}`;
+  const known = into.get(key);
+  if (known === undefined) return void into.set(key, { ...s });
+  known.count += s.count;
+  known.from = Math.min(known.from, s.from);
+  known.to = Math.max(known.to, s.to);
 }

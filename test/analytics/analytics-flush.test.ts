@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,9 +13,10 @@ import type { StoredCounts } from '../../src/analytics/ports.js';
 import { PendingVisits } from '../../src/analytics/visits.js';
 import { openDatabase } from '../../src/platform/database/database.js';
 import { EventBus, type VisitsRecorded } from '../../src/platform/events.js';
-import { eachDatabase } from '../helpers/databases.js';
+import { eachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
 import { linkWithKey, visit } from '../helpers/analytics.js';
+import { until } from '../helpers/load.js';
 
 const DAY = 86_400_000;
 
@@ -112,7 +114,7 @@ eachDatabase('the flush', (kind) => {
     assert.equal(await linkVisits(link.id), 6);
   });
 
-  test('a flush that fails after adding to its totals restarts the writer, so its retry counts every visit once', async () => {
+  test('a flush that fails after adding to its totals leaves its writer behind, so its retry counts every visit once', async () => {
     const link = await linkWithKey(h);
     await visit(h, link.slug, 2);
     await h.app.visitRecorder.flush();
@@ -129,7 +131,7 @@ eachDatabase('the flush', (kind) => {
     assert.equal((await rows(link.id)).length, 2, 'the writer after the failure starts a row of its own');
   });
 
-  test('a batch reaching back to a day whose totals the writer let go goes to a new row, not over the old one', async () => {
+  test("a batch reaching back to a day before the writer's yesterday goes to a new row, not over the old one", async () => {
     const link = await linkWithKey(h);
     const recorder = otherRecorder();
     const record = () => recorder.record({ id: link.id, accountId: link.accountId }, 's', 'DE', visitor, 'direct', h.clock.now());
@@ -150,7 +152,7 @@ eachDatabase('the flush', (kind) => {
     assert.equal(await linkVisits(link.id), 4);
   });
 
-  test('a writer holding more counts than its bound restarts after the flush, and the stats still sum every visit', async () => {
+  test('a writer holding more counts than its bound makes way for a new one at the next flush, and the stats still sum every visit', async () => {
     const link = await linkWithKey(h);
     // Six values make a row's counts (source, country, device, browser, referrer, bot): the bound is passed at once.
     const recorder = otherRecorder(new KyselyRecordingStore(h.database, 5));
@@ -233,6 +235,51 @@ eachDatabase('the flush', (kind) => {
   });
 });
 
+eachDatabase('reaping dead instances', (kind) => {
+  // A database of its own: no other recorder there to reap for the one under test.
+  let db: TestDatabase;
+  before(async () => {
+    db = await freshDatabase(kind);
+  });
+  after(async () => db.drop());
+
+  test('an instance that died is reaped while this one keeps flushing visits', { timeout: 30_000 }, async () => {
+    let clock = Date.UTC(2026, 10, 15, 12);
+    const recorder = new VisitRecorder({
+      store: new KyselyRecordingStore(db),
+      now: () => clock,
+      limits: { freeVisitsPerMonth: 1e9, trackingDailyLimit: 1e9 },
+      flushIntervalMs: 10,
+      heartbeatIntervalMs: 50,
+      bufferMaxVisits: 100_000,
+      onError: (error) => assert.fail(String(error)),
+    });
+    const dead = crypto.randomUUID();
+    const instances = () => analyticsDb(db.db).selectFrom('recorder_instances').select('id').execute();
+    recorder.start();
+    try {
+      // Its first step reaps at once; the dead instance's row comes after it (a flush waits for that step).
+      await recorder.flush();
+      await analyticsDb(db.db)
+        .insertInto('recorder_instances')
+        .values({ id: dead, started_at: clock - DAY, beat_at: clock - DAY, flushed_to: clock - DAY })
+        .execute();
+      // A visit every millisecond: every step of the recorder finds some waiting.
+      const arriving = setInterval(() => {
+        recorder.record({ id: 'a-link', accountId: null }, 's', 'DE', { device: 'mobile', browser: 'Chrome', bot: false }, 'direct', clock);
+        clock += 5;
+      }, 1);
+      try {
+        await until('the dead instance is reaped', async () => !(await instances()).some((row) => row.id === dead), 10_000);
+      } finally {
+        clearInterval(arriving);
+      }
+    } finally {
+      await recorder.stop();
+    }
+  });
+});
+
 test('a flush of more distinct links than a spread of arguments can hold records them all', { timeout: 120_000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'many-links-'));
   const database = await openDatabase(`sqlite:${path.join(dir, 'many.db')}`, { checkpoints: false });
@@ -243,12 +290,11 @@ test('a flush of more distinct links than a spread of arguments can hold records
     const links = 150_000;
     for (let i = 0; i < links; i++)
       pending.add({ id: `link-${i}`, accountId: null }, 's', 'DE', { device: 'desktop', browser: 'Chrome', bot: false }, 'direct', now);
-    await pending.tally();
     const perLink = await store.flush({
       instanceId: 'many',
       startedAt: now,
       now,
-      days: pending.sorted(),
+      days: await pending.tallied(),
       dropped: [],
       limits: { freeVisitsPerMonth: 1e9, trackingDailyLimit: 1e9 },
     });

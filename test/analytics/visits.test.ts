@@ -13,7 +13,7 @@ const b = { id: 'link-b', accountId: null };
 /** Per day, per link as a flush granting every visit writes it: visits, s and q, and each dimension's values in order. */
 const contents = async (pending: PendingVisits) => {
   const days = [];
-  for (const day of pending.sorted()) {
+  for (const day of await pending.tallied()) {
     const { recorded } = await day.grant(new Map(day.accountTotals()));
     const links = recorded.map((r) => {
       const { s, q, counts } = r.rollup();
@@ -34,7 +34,7 @@ test('visits are counted per UTC day, link and dimension value, links and values
   pending.add(b, 'q', 'DE', mobile, 'direct', midnight + DAY - 1);
   pending.add(a, 'q', 'FR', mobile, 'x.example', midnight - 2);
   assert.equal(pending.visits, 6);
-  await pending.tally();
+  await pending.tallied();
   assert.deepEqual(await contents(pending), [
     [
       '2026-11-20',
@@ -59,14 +59,14 @@ test('a later buffer appended to a failed flush’s keeps the older visits first
   const failed = new PendingVisits();
   failed.add(a, 's', 'DE', mobile, 'direct', midnight + 10);
   // A failed flush's visits are tallied; the later ones are not yet.
-  await failed.tally();
+  await failed.tallied();
   const later = new PendingVisits();
   later.add(b, 's', 'US', mobile, 'direct', midnight + 20);
   later.add(a, 's', 'US', mobile, 'direct', midnight + 30);
   later.add(a, 'q', 'DE', mobile, 'direct', midnight + DAY);
   failed.append(later);
   assert.equal(failed.visits, 4);
-  await failed.tally();
+  await failed.tallied();
   assert.deepEqual(await contents(failed), [
     [
       '2026-11-21',
@@ -80,7 +80,7 @@ test('a later buffer appended to a failed flush’s keeps the older visits first
   ]);
   // Visits after the append go on counting in the right day.
   failed.add(b, 's', 'US', mobile, 'direct', midnight + 40);
-  await failed.tally();
+  await failed.tallied();
   assert.equal(failed.days.get('2026-11-21')!.links.get('link-b')!.visits, 2);
 });
 
@@ -97,7 +97,7 @@ test('grouping a large buffer lets the event loop turn about once a millisecond 
   };
   setImmediate(turn);
   const started = performance.now();
-  await pending.tally();
+  await pending.tallied();
   const ms = performance.now() - started;
   counting = false;
   // A breath every 128 visits would be 1,562 turns; one per millisecond of work is about `ms` (a turn per slice, and one more).

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { DAY_MS, utcDay } from '../../platform/time.js';
 import type { FlushBatch, GapReason, Recorded, RecordingLimits, RecordingStore, Shortfall } from '../ports.js';
-import { breathe, SLICE, TRIAL_GROUP, visitsPerLink, type DayVisits } from '../visits.js';
+import { breathe, SLICE, TRIAL_GROUP, type DayVisits } from '../visits.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import { addLinkVisits, bumpPastVersion, RollupWriter, writeRollups } from './rollups.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
@@ -36,15 +36,12 @@ export class KyselyRecordingStore implements RecordingStore {
   /** One transaction: allowances, rollups, links' totals, gaps, and the heartbeat that says every visit before `now` is in. */
   async flush(batch: FlushBatch): Promise<Map<string, number>> {
     const totals = batch.days.map((day) => day.accountTotals());
-    let writer = this.writers.get(batch.instanceId);
-    if (writer === undefined) this.writers.set(batch.instanceId, (writer = new RollupWriter(this.writerMaxValues)));
-    writer.prepare(batch.days.map((day) => day.day));
-    const perLink = await this.transact(batch, totals, writer).catch((error: unknown) => {
-      // Its totals may hold visits of this flush, which was not committed.
-      writer.restart();
-      throw error;
-    });
-    writer.settle(utcDay(batch.now - DAY_MS));
+    const held = this.writers.get(batch.instanceId);
+    const writer = held === undefined || held.retired(utcDay(batch.now - DAY_MS)) ? new RollupWriter(this.writerMaxValues) : held;
+    // Until the flush commits, its writer's totals hold visits that may not be: a failed flush's retry starts anew.
+    this.writers.delete(batch.instanceId);
+    const perLink = await this.transact(batch, totals, writer);
+    this.writers.set(batch.instanceId, writer);
     return perLink;
   }
 
@@ -77,36 +74,27 @@ export class KyselyRecordingStore implements RecordingStore {
     });
   }
 
-  /** The shared rows of a flush; `early[d]` are the accounts of day d whose rollups are written already. */
-  private async grantAndWrite(
-    tx: Tx,
-    batch: FlushBatch,
-    totals: [string, number][][],
-    writer: RollupWriter,
-    early: Map<string, number>[],
-  ): Promise<Map<string, number>> {
-    // Every day row of the batch is locked first, in ascending order (see grant).
+  /** The shared rows of a flush, every day row locked first (see grant); `early[d]`: accounts of day d whose rollups are written. */
+  private async grantAndWrite(tx: Tx, batch: FlushBatch, totals: [string, number][][], writer: RollupWriter, early: Map<string, number>[]) {
     for (const day of batch.days) await lockDay(tx, day.day);
-    const recorded: Recorded[] = [];
     const late: Recorded[] = [];
+    const perLink = new Map<string, number>();
     const shortfalls: Shortfall[] = [...batch.dropped];
+    const today = utcDay(batch.now);
+    let past = false;
     for (const [d, day] of batch.days.entries()) {
       const { granted, reasons } = await this.grant(tx, day, totals[d]!, batch.limits);
       const written = early[d] ?? new Map<string, number>();
       for (const [account, n] of written) if (granted.get(account) !== n) throw new EarlyShortfall();
-      const outcome = await day.grant(granted);
-      for (const r of outcome.recorded) {
-        recorded.push(r);
-        if (written.size === 0 || !written.has(day.accountOf(r.linkId))) late.push(r);
-      }
+      const outcome = await day.grant(granted, perLink);
+      past ||= day.day < today && outcome.recorded.length > 0;
+      for (const r of outcome.recorded) if (!written.has(r.account)) late.push(r);
       for (const [linkId, r] of outcome.refused) shortfalls.push({ linkId, reason: reasons.get(r.account)!, count: r.count, from: day.from, to: batch.now });
     }
     await writeRollups(tx, this.dialect, writer, late);
-    const perLink = await visitsPerLink(recorded);
     await addLinkVisits(tx, this.dialect, perLink);
     // Stats keep the sums of past days (stats-service.ts) until a flush adds to one.
-    const today = utcDay(batch.now);
-    if (recorded.some((r) => r.day < today)) await bumpPastVersion(tx);
+    if (past) await bumpPastVersion(tx);
     await addGaps(tx, this.dialect, shortfalls);
     await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
     return perLink;
@@ -126,10 +114,7 @@ export class KyselyRecordingStore implements RecordingStore {
 
   /** Remembers which accounts (per month) and days (ceiling) a grant left short (expectedInFull). */
   private noteShort(key: string, short: boolean): void {
-    if (!short) {
-      this.short.delete(key);
-      return;
-    }
+    if (!short) return void this.short.delete(key);
     if (this.short.size >= SHORT_MAX) this.short.clear();
     this.short.add(key);
   }

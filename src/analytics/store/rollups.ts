@@ -9,20 +9,23 @@ import type { AnalyticsDB } from './analytics-schema.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
-/**
- * Rows (rollups or links) per query. SQLite's run on the event loop (64 rows: about half a millisecond,
- * after which the flush may yield); PostgreSQL's run elsewhere, and under load every round trip waits
- * for a turn of the event loop, so fewer, larger statements shorten its flushes (ADR 0057).
- */
-const rowsPerQuery = (dialect: Dialect) => (dialect === 'sqlite' ? 64 : 1000);
-
 /** A rollup row replaces the writer's row of its link and day whole (writeRollups). */
 const ROLLUP_REPLACES = 'on conflict (link_id, day, writer) do update set s = excluded.s, q = excluded.q, counts = excluded.counts';
 const SQLITE_UPSERT_ROLLUP = `insert into visit_rollups (link_id, day, writer, s, q, counts) values (?, ?, ?, ?, ?, ?) ${ROLLUP_REPLACES}`;
 const SQLITE_ADD_LINK_VISITS = 'update links set visits = visits + ? where id = ?';
 
-/** After a statement: SQLite's ran on the event loop; awaiting PostgreSQL's let redirects through already. */
-const afterStatement = (dialect: Dialect) => (dialect === 'sqlite' ? breathe() : undefined);
+/**
+ * Writes rows a statement's worth at a time. SQLite's run on the event loop (64 rows: about half a
+ * millisecond, after which redirects are let through); PostgreSQL's run elsewhere, and under load every
+ * round trip waits for a turn of the event loop, so fewer, larger statements shorten its flushes (ADR 0057).
+ */
+async function inChunks<T>(dialect: Dialect, rows: T[], write: (chunk: T[]) => Promise<unknown>): Promise<void> {
+  const size = dialect === 'sqlite' ? 64 : 1000;
+  for (let i = 0; i < rows.length; i += size) {
+    await write(rows.slice(i, i + size));
+    if (dialect === 'sqlite') await breathe();
+  }
+}
 
 /** Adds the stored counts of rows (of the dimensions named, or all) to `into`. */
 export function addCounts(into: Counts, rows: readonly StoredCounts[], dimensions: readonly Dimension[] = DIMENSIONS): Counts {
@@ -60,7 +63,7 @@ const ROLLUP_COLUMNS: Column[] = [
   ['counts', 'text'],
 ];
 
-/** Counts a writer holds in memory when it restarts (a new id, nothing remembered): 16 bytes each. */
+/** Counts a writer holds in memory before a new one takes over (a new id, nothing remembered): 16 bytes each. */
 export const WRITER_MAX_VALUES = 1_000_000;
 
 /**
@@ -77,37 +80,28 @@ interface Totals {
 /**
  * The rollup rows one recorder writes: one per link and day under its own writer id, each replaced
  * whole with the running totals it keeps in memory, so a flush never reads a row and never waits for
- * another instance's (ADR 0057). It restarts under a new id when a flush fails (its totals may hold
- * uncommitted visits), when a batch reaches a day it has let go, and past `maxValues` counts.
+ * another instance's (ADR 0057). The store lets a writer go, and starts new rows under a new one, when a
+ * flush fails (its totals may hold uncommitted visits) and when `retired` says so.
  */
 export class RollupWriter {
-  id = crypto.randomUUID();
+  readonly id = crypto.randomUUID();
   /** Totals per day and link. */
-  private days = new Map<string, Map<string, Totals>>();
+  private readonly days = new Map<string, Map<string, Totals>>();
   /** Counts held across all totals. */
   private values = 0;
-  /** The latest day whose totals were let go: a batch that reaches back to it restarts the writer. */
-  private forgotten = '';
   /** Ids of the values seen, per dimension; for each id, its dimension's index and its value as JSON. */
-  private ids = DIMENSIONS.map(() => new Map<string, number>());
-  private dimensionOf: number[] = [];
-  private quotedOf: string[] = [];
+  private readonly ids = DIMENSIONS.map(() => new Map<string, number>());
+  private readonly dimensionOf: number[] = [];
+  private readonly quotedOf: string[] = [];
 
   constructor(private readonly maxValues = WRITER_MAX_VALUES) {}
 
-  restart(): void {
-    this.id = crypto.randomUUID();
-    this.days = new Map();
-    this.values = 0;
-    this.forgotten = '';
-    this.ids = DIMENSIONS.map(() => new Map<string, number>());
-    this.dimensionOf = [];
-    this.quotedOf = [];
-  }
-
-  /** Before a flush of these days: restarts when one of them is no longer held. */
-  prepare(days: readonly string[]): void {
-    if (days.some((day) => day <= this.forgotten)) this.restart();
+  /**
+   * Whether the next flush needs a new writer: past `maxValues` counts, or holding a day before
+   * `yesterday`, which takes visits only after an outage (so about once a day, just after midnight).
+   */
+  retired(yesterday: string): boolean {
+    return this.values > this.maxValues || [...this.days.keys()].some((day) => day < yesterday);
   }
 
   /** Adds a recorded link-day to its totals and returns its row: [link, day, writer, s, q, counts]. */
@@ -140,17 +134,6 @@ export class RollupWriter {
     this.values -= (totals.used - kept) / 2;
     totals.used = kept;
     if (kept === 0 && totals.s === 0 && totals.q === 0) links.delete(r.linkId);
-  }
-
-  /** After a committed flush: lets go of days before `yesterday`, and restarts past `maxValues`. */
-  settle(yesterday: string): void {
-    for (const [day, links] of this.days) {
-      if (day >= yesterday) continue;
-      for (const totals of links.values()) this.values -= totals.used / 2;
-      this.days.delete(day);
-      if (day > this.forgotten) this.forgotten = day;
-    }
-    if (this.values > this.maxValues) this.restart();
   }
 
   /** Adds (sign 1) or takes back (sign -1) a link-day's visits to or from its totals. */
@@ -210,17 +193,19 @@ export class RollupWriter {
 }
 
 /** Writes the writer's totals of the recorded link-days to its rows (SQLite: a prepared statement per row; PostgreSQL: JSON rows). */
-export async function writeRollups(tx: Tx, dialect: Dialect, writer: RollupWriter, recorded: Recorded[]): Promise<void> {
-  const chunk = rowsPerQuery(dialect);
-  for (let i = 0; i < recorded.length; i += chunk) {
-    const rows = recorded.slice(i, i + chunk).map((r) => writer.add(r));
-    if (dialect === 'sqlite') await tx.executeQuery(eachRow(SQLITE_UPSERT_ROLLUP, rows));
-    else
-      await sql`insert into visit_rollups (link_id, day, writer, s, q, counts)
-        select link_id, day, writer, s, q, counts from ${jsonRows(dialect, rows, ROLLUP_COLUMNS)} as v ${sql.raw(ROLLUP_REPLACES)}`.execute(tx);
-    await afterStatement(dialect);
-  }
+export function writeRollups(tx: Tx, dialect: Dialect, writer: RollupWriter, recorded: Recorded[]): Promise<void> {
+  return inChunks(dialect, recorded, async (chunk) => {
+    const rows = chunk.map((r) => writer.add(r));
+    if (dialect === 'sqlite') return tx.executeQuery(eachRow(SQLITE_UPSERT_ROLLUP, rows));
+    await sql`insert into visit_rollups (link_id, day, writer, s, q, counts)
+      select link_id, day, writer, s, q, counts from ${jsonRows(dialect, rows, ROLLUP_COLUMNS)} as v ${sql.raw(ROLLUP_REPLACES)}`.execute(tx);
+  });
 }
+
+const LINK_VISITS: Column[] = [
+  ['link_id', 'text'],
+  ['n', 'bigint'],
+];
 
 /**
  * Adds the recorded visits to `links.visits`. PostgreSQL first locks the rows in id order, sorted by
@@ -229,32 +214,18 @@ export async function writeRollups(tx: Tx, dialect: Dialect, writer: RollupWrite
 export async function addLinkVisits(tx: Tx, dialect: Dialect, perLink: Map<string, number>): Promise<void> {
   const entries = [...perLink];
   if (dialect === 'postgres' && entries.length > 0) {
-    const ids = jsonRows(
-      dialect,
-      entries.map(([id]) => [id]),
-      [['link_id', 'text']],
-    );
-    await sql`select id from links where id in (select link_id from ${ids} as v) order by id for update`.execute(tx);
+    await sql`select id from links where id in (select link_id from ${jsonRows(dialect, entries, LINK_VISITS)} as v) order by id for update`.execute(tx);
   }
-  const size = rowsPerQuery(dialect);
-  for (let i = 0; i < entries.length; i += size) {
-    const chunk = entries.slice(i, i + size);
+  await inChunks(dialect, entries, async (chunk) => {
     if (dialect === 'sqlite')
-      await tx.executeQuery(
+      return tx.executeQuery(
         eachRow(
           SQLITE_ADD_LINK_VISITS,
           chunk.map(([id, n]) => [n, id]),
         ),
       );
-    else {
-      const values = jsonRows(dialect, chunk, [
-        ['link_id', 'text'],
-        ['n', 'bigint'],
-      ]);
-      await sql`update links set visits = links.visits + v.n from ${values} as v where links.id = v.link_id`.execute(tx);
-    }
-    await afterStatement(dialect);
-  }
+    await sql`update links set visits = links.visits + v.n from ${jsonRows(dialect, chunk, LINK_VISITS)} as v where links.id = v.link_id`.execute(tx);
+  });
 }
 
 /** The analytics_state row whose value changes whenever a flush adds to a day before its own today. */

@@ -6,9 +6,6 @@ import { breathe } from '../visits.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
-/** Thrown when a pack changed between its lock and its update; the whole flush is retried. */
-export class PackRaceError extends Error {}
-
 /**
  * `counter + n`, capped at `limit` and never lowered. Every SET expression of an UPDATE sees the old
  * row, so `last_grant = capped - counter` is what the statement granted: no read-modify-write (ADR 0049).
@@ -24,19 +21,11 @@ const fromFreeVisits = (n: RawBuilder<number>, free: number) => {
 
 /** Locks the day's row for the rest of the transaction, creating it on the day's first flush. */
 export async function lockDay(tx: Tx, day: string): Promise<void> {
-  const touch = () =>
-    tx
-      .updateTable('visit_days')
-      .set({ recorded: sql<number>`recorded` })
-      .where('day', '=', day)
-      .executeTakeFirst();
-  if (Number((await touch()).numUpdatedRows) > 0) return;
   await tx
     .insertInto('visit_days')
     .values({ day, recorded: 0, last_grant: 0 })
-    .onConflict((oc) => oc.column('day').doNothing())
+    .onConflict((oc) => oc.column('day').doUpdateSet({ recorded: sql<number>`visit_days.recorded` }))
     .execute();
-  await touch();
 }
 
 /** Takes up to n visits from the service-wide ceiling of one UTC day (locked by lockDay); returns how many. */
@@ -152,7 +141,7 @@ async function grantFromPacks(tx: Tx, dialect: Dialect, accountId: string, month
       .where('status', '=', 'active')
       .where(sql<boolean>`visits_used + ${take} <= visits`)
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) throw new PackRaceError(`capacity pack ${pack.id} changed during a flush`);
+    if (Number(updated.numUpdatedRows) !== 1) throw new Error(`capacity pack ${pack.id} changed during a flush, which the next flush retries`);
     left -= take;
   }
   if (left < n) {
@@ -164,22 +153,4 @@ async function grantFromPacks(tx: Tx, dialect: Dialect, accountId: string, month
       .execute();
   }
   return n - left;
-}
-
-/** What an account has recorded this month and what it may still record (for the usage endpoint). */
-export async function accountRecording(db: Kysely<AnalyticsDB>, free: number, accountId: string, month: string) {
-  const row = await db
-    .selectFrom('visit_months')
-    .select(['recorded', 'free_used'])
-    .where('account_id', '=', accountId)
-    .where('month', '=', month)
-    .executeTakeFirst();
-  const packs = await db
-    .selectFrom('capacity_packs')
-    .select(sql<number>`coalesce(sum(visits - visits_used), 0)`.as('left'))
-    .where('account_id', '=', accountId)
-    .where('status', '=', 'active')
-    .executeTakeFirstOrThrow();
-  const freeUsed = Number(row?.free_used ?? 0);
-  return { recordedThisMonth: Number(row?.recorded ?? 0), freeLeft: Math.max(0, free - freeUsed), packsLeft: Number(packs.left) };
 }

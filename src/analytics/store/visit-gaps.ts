@@ -4,6 +4,7 @@ import type { Shortfall } from '../ports.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
+import { addShortfall } from '../visits.js';
 
 /** A refusal this close after the previous one of the same link and reason extends that gap. */
 export const GAP_MERGE_MS = 3_600_000;
@@ -24,14 +25,9 @@ const COLUMNS: Column[] = [
 export async function addGaps(tx: Transaction<AnalyticsDB>, dialect: Dialect, shortfalls: Shortfall[]): Promise<void> {
   // One entry per link and reason: a batch that spans midnight can refuse a link on both days.
   const byKey = new Map<string, Shortfall>();
-  for (const s of shortfalls) {
-    const key = `${s.linkId ?? '\u0000'}|${s.reason}`;
-    const known = byKey.get(key);
-    if (known) byKey.set(key, { ...known, count: known.count + s.count, from: Math.min(known.from, s.from), to: Math.max(known.to, s.to) });
-    else byKey.set(key, s);
-  }
+  for (const s of shortfalls) addShortfall(byKey, s);
   if (byKey.size === 0) return;
-  // Sorted: the order of every flush's locks (visit-store.ts).
+  // Sorted: the order of every flush's locks (recording-store.ts).
   const gaps = [...byKey].sort(([a], [b]) => (a < b ? -1 : 1));
   const rows = jsonRows(
     dialect,
