@@ -97,7 +97,9 @@ export class VisitRecorder {
         .catch(this.o.onError)
         .finally(() => {
           const due = this.nextFlushAt - performance.now();
-          if (!this.stopped) this.schedule(due > 0 ? Math.min(due, this.o.flushIntervalMs) : this.o.flushIntervalMs, due <= this.o.flushIntervalMs);
+          // A flush overdue with visits waiting runs at once; with none, the next step is a flush interval on.
+          const ms = due > 0 ? Math.min(due, this.o.flushIntervalMs) : this.pending.visits > 0 || this.dropped.size > 0 ? 0 : this.o.flushIntervalMs;
+          if (!this.stopped) this.schedule(ms, due <= this.o.flushIntervalMs);
         });
     }, ms);
     this.timer.unref();
@@ -108,9 +110,10 @@ export class VisitRecorder {
     const waiting = this.pending.visits > 0 || this.dropped.size > 0;
     if (flush || !waiting) await this.flushOnce();
     else await this.o.store.beat(this.instanceId, this.startedAt, this.o.now());
+    // Timed by the monotonic clock: a wall clock set back must not stop the reaping.
+    if (performance.now() - this.lastReap < this.o.heartbeatIntervalMs) return;
+    this.lastReap = performance.now();
     const now = this.o.now();
-    if (now - this.lastReap < this.o.heartbeatIntervalMs) return;
-    this.lastReap = now;
     // A live instance writes at least every heartbeat interval: three missed are death.
     await this.o.store.reapSilent(now - 3 * Math.max(this.o.heartbeatIntervalMs, this.o.flushIntervalMs), now, this.instanceId);
   }

@@ -6,7 +6,7 @@ import { breathe, SLICE, TRIAL_GROUP, type DayVisits } from '../visits.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import { addLinkVisits, bumpPastVersion, RollupWriter, writeRollups } from './rollups.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
-import { grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
+import { ensureMonths, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
@@ -130,6 +130,14 @@ export class KyselyRecordingStore implements RecordingStore {
     // Unless the ceiling binds, every account is offered all its visits, and one statement serves them all.
     const accounts = totals.filter(([account]) => account !== TRIAL_GROUP);
     const all = dayLeft === day.visits ? await grantAccounts(tx, this.dialect, month, accounts, limits.freeVisitsPerMonth) : undefined;
+    // One account at a time: every month row is made first, as one statement makes them, before any is locked.
+    if (all === undefined)
+      await ensureMonths(
+        tx,
+        this.dialect,
+        month,
+        accounts.map(([account]) => account),
+      );
     const granted = new Map<string, number>();
     const reasons = new Map<string, GapReason>();
     for (const [account, own] of totals) {

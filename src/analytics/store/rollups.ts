@@ -134,6 +134,7 @@ export class RollupWriter {
     this.values -= (totals.used - kept) / 2;
     totals.used = kept;
     if (kept === 0 && totals.s === 0 && totals.q === 0) links.delete(r.linkId);
+    if (links.size === 0) this.days.delete(r.day);
   }
 
   /** Adds (sign 1) or takes back (sign -1) a link-day's visits to or from its totals. */

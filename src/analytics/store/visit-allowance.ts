@@ -58,8 +58,13 @@ const accountList = (dialect: Dialect, accounts: string[]) =>
     [['account_id', 'text']],
   );
 
-/** Creates the month rows (zeros) that accounts lack, in ascending order: the order in which grantAccounts locks them. */
+/**
+ * Creates the month rows (zeros) that accounts lack, in ascending order. A flush makes all of a day's
+ * rows before it locks any: an inserted row stays locked until the commit, so making and locking them
+ * account by account would take locks out of order and could deadlock with a flush of another day.
+ */
 export async function ensureMonths(db: Kysely<AnalyticsDB>, dialect: Dialect, month: string, accounts: string[]): Promise<void> {
+  if (accounts.length === 0) return;
   // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
   await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant)
     select account_id, ${month}, 0, 0, 0 from ${accountList(dialect, accounts)} as v where true order by account_id
