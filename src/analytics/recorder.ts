@@ -98,7 +98,7 @@ export class VisitRecorder {
         .finally(() => {
           const due = this.nextFlushAt - performance.now();
           // A flush overdue with visits waiting runs at once; with none, the next step is a flush interval on.
-          const ms = due > 0 ? Math.min(due, this.o.flushIntervalMs) : this.pending.visits > 0 || this.dropped.size > 0 ? 0 : this.o.flushIntervalMs;
+          const ms = due > 0 ? Math.min(due, this.o.flushIntervalMs) : this.waiting ? 0 : this.o.flushIntervalMs;
           if (!this.stopped) this.schedule(ms, due <= this.o.flushIntervalMs);
         });
     }, ms);
@@ -107,8 +107,7 @@ export class VisitRecorder {
 
   /** A flush, or with visits waiting for their due time a heartbeat; then, every heartbeat interval, the reaping of dead instances. */
   private async step(flush: boolean): Promise<void> {
-    const waiting = this.pending.visits > 0 || this.dropped.size > 0;
-    if (flush || !waiting) await this.flushOnce();
+    if (flush || !this.waiting) await this.flushOnce();
     else await this.o.store.beat(this.instanceId, this.startedAt, this.o.now());
     // Timed by the monotonic clock: a wall clock set back must not stop the reaping.
     if (performance.now() - this.lastReap < this.o.heartbeatIntervalMs) return;
@@ -121,12 +120,12 @@ export class VisitRecorder {
   /** One flush transaction (with nothing waiting, a heartbeat); on failure its visits wait for the next one. Returns success. */
   private async flushOnce(): Promise<boolean> {
     const now = this.o.now();
-    const batch = this.pending;
-    const dropped = [...this.dropped.values()];
-    if (batch.visits === 0 && dropped.length === 0) {
+    if (!this.waiting) {
       await this.o.store.beat(this.instanceId, this.startedAt, now, now);
       return true;
     }
+    const batch = this.pending;
+    const dropped = [...this.dropped.values()];
     this.pending = new PendingVisits();
     this.dropped = new Map();
     this.inFlight = batch.visits;
@@ -170,6 +169,11 @@ export class VisitRecorder {
       ended + Math.min(spacing, MIN_FLUSH_GAP_MS),
     );
     this.o.onActivity?.({ seconds: ms / 1000, ok, recorded, refused, dropped });
+  }
+
+  /** Visits, or visits not recorded, that the next flush takes. */
+  private get waiting(): boolean {
+    return this.pending.visits > 0 || this.dropped.size > 0;
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
