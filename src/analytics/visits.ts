@@ -97,9 +97,9 @@ export class DayVisits {
   /**
    * What is recorded when each account may record `granted` of its visits: its links in order of first
    * visit until the grant is used up (a link cut short, its first visits); the rest is refused per link.
-   * Adds the visits recorded to `perLink`.
+   * Adds the visits recorded to `perLink` when given (the flush's own grant; not the early write's).
    */
-  async grant(granted: Map<string, number>, perLink = new Map<string, number>()) {
+  async grant(granted: Map<string, number>, perLink?: Map<string, number>) {
     const left = new Map(granted);
     const recorded: Recorded[] = [];
     const refused = new Map<string, { account: string; count: number }>();
@@ -109,8 +109,10 @@ export class DayVisits {
       const account = own.link.accountId ?? TRIAL_GROUP;
       const take = Math.min(own.visits, left.get(account) ?? 0);
       left.set(account, (left.get(account) ?? 0) - take);
-      if (take > 0) recorded.push(new GrantedVisits(this.day, account, own, take, this.list, this.next));
-      if (take > 0) bump(perLink, own.link.id, take);
+      if (take > 0) {
+        recorded.push(new GrantedVisits(this.day, account, own, take, this.list, this.next));
+        if (perLink) bump(perLink, own.link.id, take);
+      }
       if (take < own.visits) refused.set(own.link.id, { account, count: own.visits - take });
     }
     return { recorded, refused };

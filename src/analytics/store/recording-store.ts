@@ -114,9 +114,11 @@ export class KyselyRecordingStore implements RecordingStore {
 
   /** Remembers which accounts (per month) and days (ceiling) a grant left short (expectedInFull). */
   private noteShort(key: string, short: boolean): void {
-    if (!short) return void this.short.delete(key);
-    if (this.short.size >= SHORT_MAX) this.short.clear();
-    this.short.add(key);
+    if (!short) this.short.delete(key);
+    else {
+      if (this.short.size >= SHORT_MAX) this.short.clear();
+      this.short.add(key);
+    }
   }
 
   /**
