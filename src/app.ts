@@ -181,6 +181,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     maxEntries: config.redirectCacheMaxEntries,
     onSyncError: (error) => app.log.warn({ err: error }, 'redirect cache could not read the change feed; serving from memory'),
   });
+  redirects.start();
+  app.addHook('onClose', async () => redirects.stop());
   const events = new EventBus((error, event) => app.log.error({ err: error, event }, 'event listener failed'));
   const forget = ({ slug }: LinkEvent) => redirects.invalidate(slug);
   events.on('link.created', forget);

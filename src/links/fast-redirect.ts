@@ -5,7 +5,7 @@ import type { RedirectResolver, Resolution } from './redirects.js';
 import type { Clock } from '../platform/time.js';
 import { clientAddress } from '../platform/http/client-address.js';
 import { RedirectCounts, type RedirectOutcomes } from '../platform/operations/counts.js';
-import { EXPIRED_PAGE, NOT_FOUND_PAGE } from '../platform/http/pages.js';
+import { EXPIRED_PAGE, NOT_FOUND_PAGE, PAUSED_PAGE, SUSPENDED_PAGE } from '../platform/http/pages.js';
 import { REDIRECT_CACHE_CONTROL as CACHE_CONTROL } from '../platform/http/headers.js';
 import { logFailure, UNAVAILABLE_RETRY_SECONDS, writeError } from '../platform/http/error-handling.js';
 import type { RedirectGuard } from '../limits/redirect-guard.js';
@@ -27,13 +27,19 @@ const HASH = 35;
 const LETTER_S = 115;
 const LETTER_Q = 113;
 
-// The pages are encoded once, not on every answer.
-const NOT_FOUND_BODY = Buffer.from(NOT_FOUND_PAGE);
-const EXPIRED_BODY = Buffer.from(EXPIRED_PAGE);
-const pageHeaders = (body: Buffer) =>
-  Object.freeze({ 'cache-control': CACHE_CONTROL, 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length) });
-const NOT_FOUND_HEADERS = pageHeaders(NOT_FOUND_BODY);
-const EXPIRED_HEADERS = pageHeaders(EXPIRED_BODY);
+/** A page answer, encoded once rather than on every answer. */
+const pageAnswer = (status: number, html: string) => {
+  const body = Buffer.from(html);
+  const headers = { 'cache-control': CACHE_CONTROL, 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length) };
+  return Object.freeze({ status, body, headers: Object.freeze(headers) });
+};
+/** What a slug that does not redirect answers: 410 for an expired trial link, else 404, each with a page that says which case it is. */
+const PAGES = {
+  expired: pageAnswer(410, EXPIRED_PAGE),
+  paused: pageAnswer(404, PAUSED_PAGE),
+  suspended: pageAnswer(404, SUSPENDED_PAGE),
+  missing: pageAnswer(404, NOT_FOUND_PAGE),
+} as const;
 
 /** How long a kept-alive connection may idle between requests (app.ts sets it on the server). */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
@@ -143,16 +149,12 @@ export class FastRedirect {
       res.end();
       return this.sent(req, res);
     }
+    if (resolution.kind === 'expired') counts.expired++;
+    else counts.notFound++;
     // For HEAD, node:http sends the headers (with the page's length) and drops the body.
-    if (resolution.kind === 'expired') {
-      counts.expired++;
-      res.writeHead(410, EXPIRED_HEADERS);
-      res.end(EXPIRED_BODY);
-    } else {
-      counts.notFound++;
-      res.writeHead(404, NOT_FOUND_HEADERS);
-      res.end(NOT_FOUND_BODY);
-    }
+    const page = PAGES[resolution.kind];
+    res.writeHead(page.status, page.headers);
+    res.end(page.body);
     this.sent(req, res);
   }
 

@@ -45,6 +45,55 @@ eachDatabase('the redirect cache', (kind) => {
     assert.equal(((await resolver.resolve(a.slug)) as { target: string }).target, 'https://example.org/a2');
   });
 
+  test('a sync that finds an empty cache does not stop later syncs: a change after it is seen one TTL later, and hits are answered synchronously', async () => {
+    const { key, accountId } = await h.account();
+    const link = (await h.createLink({ target: 'https://example.org/empty-1' }, { key })).body;
+    const store = new KyselyLinkStore(h.database.db);
+    const resolver = new RedirectResolver(store, h.clock.now, { ttlMs: 5_000, maxEntries: 10 });
+    // The first sync finds nothing cached.
+    h.clock.advance(5_000);
+    assert.equal(resolver.size, 0);
+    await resolver.sync();
+    assert.equal(((await resolver.resolve(link.slug)) as { target: string }).target, 'https://example.org/empty-1');
+    assert.equal((resolver.peek(link.slug, h.clock.now()) as { target: string }).target, 'https://example.org/empty-1', 'a hit is answered synchronously');
+    await store.update(link.id, accountId, 1, { target: 'https://example.org/empty-2' }, h.clock.now());
+    h.clock.advance(5_000);
+    assert.equal(resolver.peek(link.slug, h.clock.now()), undefined, 'a sync is due');
+    await resolver.sync();
+    assert.equal(resolver.peek(link.slug, h.clock.now()), undefined, 'the sync evicted the changed slug');
+    assert.equal(((await resolver.resolve(link.slug)) as { target: string }).target, 'https://example.org/empty-2');
+    assert.equal((resolver.peek(link.slug, h.clock.now()) as { target: string }).target, 'https://example.org/empty-2');
+    assert.deepEqual([resolver.counts.misses, resolver.counts.hits], [2, 2]);
+  });
+
+  test('the first redirect after a TTL without requests is cached, and a suspension by the CLI reaches the redirect one TTL later', async () => {
+    const link = await newLink('https://example.org/first-after-ttl');
+    h.clock.advance(60_000);
+    const first = await h.request('GET', `/s/${link.slug}`);
+    assert.deepEqual([first.status, first.headers.get('location')], [302, 'https://example.org/first-after-ttl']);
+    // The CLI's own process, in-process here: it writes the feed and tells the server nothing.
+    assert.equal((await h.cli('links suspend', { id: link.id })).status, 'suspended');
+    assert.equal((await h.request('GET', `/s/${link.slug}`)).status, 302, 'served from memory within the TTL');
+    h.clock.advance(h.config.redirectCacheTtlMs);
+    const after = await h.request('GET', `/s/${link.slug}`);
+    assert.equal(after.status, 404);
+    assert.match(after.text, /disabled/);
+    const qr = await h.request('GET', `/q/${link.slug}`);
+    assert.equal(qr.status, 404);
+  });
+
+  test('a paused link answers a page that says it is paused, and resuming it redirects again at once', async () => {
+    const { key } = await h.account();
+    const link = (await h.createLink({ target: 'https://example.org/pausable' }, { key })).body;
+    assert.equal((await h.request('GET', `/s/${link.slug}`)).status, 302);
+    const paused = await h.request('PATCH', `/links/${link.id}`, { key, body: { version: link.version, status: 'paused' } });
+    const page = await h.request('GET', `/s/${link.slug}`);
+    assert.equal(page.status, 404);
+    assert.match(page.text, /paused/);
+    await h.request('PATCH', `/links/${link.id}`, { key, body: { version: paused.body.version, status: 'active' } });
+    assert.equal((await h.request('GET', `/s/${link.slug}`)).status, 302);
+  });
+
   test('a redirect that misses the cache is answered while an analytics transaction holds the writing connection', { timeout: 20_000 }, async () => {
     const link = await newLink('https://example.org/during-a-roll-up');
     h.clock.advance(10 * 60_000);

@@ -6,6 +6,8 @@ const page = (title: string, text: string) =>
 
 export const NOT_FOUND_PAGE = page('Link not found', 'This short link does not exist or is not active right now.');
 export const EXPIRED_PAGE = page('Link expired', 'This trial link has expired and no longer redirects.');
+export const PAUSED_PAGE = page('Link paused', 'The owner of this short link has paused it. It may work again later.');
+export const SUSPENDED_PAGE = page('Link disabled', 'This short link was disabled by the service and no longer redirects.');
 
 /** What people do from a poster or a mail: they get pages, not JSON, even when the path is mangled. */
 export const isRedirectPath = (method: string, url: string): boolean =>
