@@ -5,21 +5,18 @@ import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config, Protection } from './platform/config.js';
 import { API_LIMITS } from './platform/api-limits.js';
-import { BillingService } from './billing/billing-service.js';
 import { IdempotencyGuard, PENDING_CLAIM_TTL_MS } from './platform/idempotency/idempotency-guard.js';
-import { LinkService } from './links/link-service.js';
-import { RedirectResolver } from './links/redirects.js';
 import type { RandomBytes } from './links/slugs.js';
-import { dnsResolver } from './links/targets.js';
 import { days, type Clock } from './platform/time.js';
-import { EventBus, type LinkEvent } from './platform/events.js';
+import { EventBus } from './platform/events.js';
+import { setUpLinks } from './links/links-setup.js';
+import { setUpBilling } from './billing/billing-setup.js';
 import { setUpAnalytics } from './analytics/analytics-setup.js';
 import { refusingMalformedQuery, withCanonicalUuids } from './platform/http/canonical-input.js';
 import { trustOneHop } from './platform/http/client-address.js';
 import { RefusalCounts } from './platform/operations/counts.js';
 import { FastRedirect, KEEP_ALIVE_TIMEOUT_MS, MAX_PARAM_LENGTH } from './links/fast-redirect.js';
 import { healthRoutes } from './platform/operations/health.js';
-import { toLinkResponse } from './links/link-response.js';
 import { installMetrics } from './platform/operations/metrics.js';
 import { installAuth } from './platform/auth/auth-plugin.js';
 import { apiKeyResolver } from './platform/auth/api-key-resolver.js';
@@ -43,15 +40,10 @@ import { trialRoutes } from './links/trial-routes.js';
 import type { Services } from './platform/http/services.js';
 import { installStrictJson, parseQuery } from './platform/http/strict-parsers.js';
 import { answerWhatNodeWould, MAX_REQUEST_HEADERS, refuseUnreadable, repeatedHeader, unreadableHead } from './platform/http/unreadable-request.js';
-import { KyselyAccountStore } from './accounts/account-store.js';
 import type { Database } from './platform/database/database.js';
 import { KyselyCreditStore } from './billing/credit-store.js';
 import { KyselyIdempotencyStore } from './platform/idempotency/idempotency-store.js';
-import { KyselyLinkStore } from './links/link-store.js';
-import { KyselyPackStore } from './billing/pack-store.js';
-import { KyselyUsageStore } from './billing/usage-store.js';
 import { deploymentSecret } from './platform/database/settings-store.js';
-import { purgeLinkChangesBefore } from './links/link-changes.js';
 import { purgeIdempotencyBefore } from './platform/idempotency/purge.js';
 import { webPlugin } from './web/web-plugin.js';
 
@@ -170,49 +162,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installStrictJson(app);
   installErrorHandling(app);
 
-  const linkStore = new KyselyLinkStore(database.db);
-  const accounts = new KyselyAccountStore(database.db);
-  const credits = new KyselyCreditStore(database.db);
-  const idempotency = new IdempotencyGuard(new KyselyIdempotencyStore(database.db, PENDING_CLAIM_TTL_MS));
   const networkSecret = await deploymentSecret(database.db, 'network_secret');
-  // Its own reads: a redirect that misses the cache must not wait for a write transaction.
-  const redirects = new RedirectResolver(new KyselyLinkStore(database.reads), now, {
-    ttlMs: config.redirectCacheTtlMs,
-    maxEntries: config.redirectCacheMaxEntries,
-    onSyncError: (error) => app.log.warn({ err: error }, 'redirect cache could not read the change feed; serving from memory'),
-  });
-  redirects.start();
-  app.addHook('onClose', async () => redirects.stop());
   const events = new EventBus((error, event) => app.log.error({ err: error, event }, 'event listener failed'));
-  const forget = ({ slug }: LinkEvent) => redirects.invalidate(slug);
-  events.on('link.created', forget);
-  events.on('link.changed', forget);
-  const links = new LinkService({
-    links: linkStore,
-    credits,
-    idempotency,
-    limits: config.limits,
-    publicUrl: config.publicUrl,
-    publicHostnames: config.publicHostnames,
-    resolveHost: dnsResolver(),
-    networkSecret,
-    now,
-    randomBytes: options.randomBytes ?? crypto.randomBytes,
-    events,
-  });
+  const idempotency = new IdempotencyGuard(new KyselyIdempotencyStore(database.db, PENDING_CLAIM_TTL_MS));
+  const credits = new KyselyCreditStore(database.db);
+  const randomBytes = options.randomBytes ?? crypto.randomBytes;
   const metrics = installMetrics(app, config.metricsToken);
-  const analytics = await setUpAnalytics(app, { config, database, links, events, now, onActivity: metrics?.recordingActivity });
-  const billing = new BillingService({
-    credits,
-    packs: new KyselyPackStore(database.db),
-    usage: new KyselyUsageStore(database.db),
-    recording: analytics.recording,
-    idempotency,
-    limits: config.limits,
-    networkSecret,
-    now,
-  });
-  const services: Services = { links, billing, redirects, render: (link) => toLinkResponse(link, config.publicUrl) };
+  const links = setUpLinks(app, { config, database, credits, idempotency, networkSecret, now, randomBytes, events, log: app.log });
+  const analytics = await setUpAnalytics(app, { config, database, links: links.service, events, now, onActivity: metrics?.recordingActivity });
+  const billing = await setUpBilling(app, { config, database, credits, idempotency, recording: analytics.recording, networkSecret, now });
+  const services: Services = { links: links.service, billing: billing.service, render: links.render };
 
   await installOpenApi(app);
   // One database ping a second for load shedding and readiness; the first result is in before listening.
@@ -222,9 +181,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const refusals = new RefusalCounts();
   const limiter = await createRateLimiter(config.redisUrl, app.log);
   app.addHook('onClose', async () => limiter.close());
-  const people = setUpAccounts(app, { config, database, limiter, networkSecret, now, log: app.log });
+  const people = setUpAccounts(app, { config, database, limiter, networkSecret, now, log: app.log, billing });
   const redirectAnswers = new FastRedirect({
-    resolver: redirects,
+    resolver: links.redirects,
     now,
     guard: new RedirectGuard(config.protection, pressure),
     visits: analytics.visits,
@@ -237,7 +196,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => redirectAnswers.close());
   redirectRoutes(app, redirectAnswers);
   healthRoutes(app, databaseWatch);
-  metrics?.measure({ redirects: redirectAnswers.counts, refusals, database: databaseWatch });
+  metrics?.measure({ redirects: redirectAnswers.counts, redirectCache: links.cacheState, refusals, database: databaseWatch });
   await app.register(
     async (api) => {
       installLoadShedding(api, pressure, config.protection, refusals);
@@ -253,7 +212,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       });
       // Asked in this order: a request's Authorization header decides before any other credential.
       await api.register(cookie);
-      installAuth(api, [apiKeyResolver(accounts, now, app.log), sessionResolver(people.sessions), trialTokenResolver(linkStore)]);
+      installAuth(api, [apiKeyResolver(people.accounts, now, app.log), sessionResolver(people.sessions), trialTokenResolver(links.store)]);
       // After authentication, before any body is read: state changes made with a session (docs/adr/0064).
       installCsrfCheck(api, config.publicUrl);
       await api.register(linkRoutes, { services });
@@ -270,14 +229,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(webPlugin);
 
   // Idempotency records are only replayable on their UTC day: keep two days, then let them go.
-  // Reservations a crashed request left behind are released once they expire (also at start).
-  await credits.releaseExpired(now());
-  const timers = [
-    setInterval(() => void purgeIdempotencyBefore(database.db, now() - days(2)).catch(() => {}), 3_600_000),
-    setInterval(() => void purgeLinkChangesBefore(database.db, now() - days(1)).catch(() => {}), 3_600_000),
-    setInterval(() => void credits.releaseExpired(now()).catch(() => {}), 15_000),
-  ];
-  for (const timer of timers) timer.unref();
-  app.addHook('onClose', async () => timers.forEach(clearInterval));
+  const purge = setInterval(() => void purgeIdempotencyBefore(database.db, now() - days(2)).catch(() => {}), 3_600_000);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
   return app;
 }

@@ -3,9 +3,8 @@ import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/database/database.js';
 import type { Clock } from '../platform/time.js';
 import type { RateLimiter } from '../limits/redis-rate-limiter.js';
-import { PackService } from '../billing/billing-service.js';
-import { KyselyCreditHistory } from '../billing/credit-history.js';
-import { KyselyPackStore } from '../billing/pack-store.js';
+import type { PackService } from '../billing/billing-service.js';
+import type { KyselyCreditHistory } from '../billing/credit-history.js';
 import { AccountLinks } from './account-links.js';
 import { AccountService } from './account-service.js';
 import { KyselyAccountStore } from './account-store.js';
@@ -25,6 +24,8 @@ export interface AccountsDeps {
   networkSecret: string;
   now: Clock;
   log: FastifyBaseLogger;
+  /** Billing's packs and credit history, which the website's account pages show. */
+  billing: { packs: PackService; history: KyselyCreditHistory };
 }
 
 /**
@@ -64,10 +65,10 @@ export function setUpAccounts(app: FastifyInstance, deps: AccountsDeps) {
     await api.register(authRoutes, { auth, secureCookie: config.publicUrl.startsWith('https:') });
     await api.register(websiteRoutes, {
       accounts,
-      packs: new PackService({ packs: new KyselyPackStore(database.db), now }),
-      credits: new KyselyCreditHistory(database.db),
+      packs: deps.billing.packs,
+      credits: deps.billing.history,
       site: { signup: settings.signup, creditsHelp: settings.creditsHelp },
     });
   };
-  return { sessions, routes };
+  return { sessions, accounts: accountStore, routes };
 }

@@ -4,7 +4,7 @@ import type { Limits } from '../platform/config.js';
 import { RuleError } from '../platform/errors.js';
 import type { IdempotencyGuard } from '../platform/idempotency/idempotency-guard.js';
 import { networkHash } from '../platform/network.js';
-import type { CreditStore, PackRecord, PackStore, RecordingUsage, UsageStore } from '../links/ports.js';
+import type { CreditStore, PackRecord, PackStore, RecordingUsage, UsageStore } from './ports.js';
 import { requireAccount, spendingKey, type AccountCaller, type Principal } from '../platform/auth/principal.js';
 import { withReservation } from './spending.js';
 import { nextUtcMonthStart, utcDay, utcMonth, utcMonthStart, type Clock } from '../platform/time.js';

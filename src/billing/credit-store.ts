@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../platform/errors.js';
-import type { CreditStore, ReservationRequest } from '../links/ports.js';
+import type { CreditStore, ReservationRequest } from './ports.js';
 import type { DB } from '../platform/database/schema.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { PackRecord, PackStore } from '../links/ports.js';
+import type { PackRecord, PackStore } from './ports.js';
 import { changeBalance, commitReservation } from './credit-store.js';
 import { completeClaim } from '../platform/idempotency/idempotency-store.js';
 import type { DB } from '../platform/database/schema.js';

@@ -1,4 +1,4 @@
-import type { CreditStore, ReservationRequest } from '../links/ports.js';
+import type { CreditStore, ReservationRequest } from './ports.js';
 
 /** How long a reservation may wait for its commit before the sweeper gives it back. */
 export const RESERVATION_TTL_MS = 60_000;

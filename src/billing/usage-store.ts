@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { UsageStore } from '../links/ports.js';
+import type { UsageStore } from './ports.js';
 import type { DB } from '../platform/database/schema.js';
 
 /** Counts for the usage endpoint and quotes, read-only. */

@@ -2,6 +2,7 @@
  * What the domain asks of storage. The store layer implements these for SQLite and PostgreSQL; the
  * domain never sees a driver.
  */
+import type { IdempotencyClaim } from '../platform/idempotency/claims.js';
 
 export type LinkStatus = 'active' | 'paused' | 'suspended' | 'deleted';
 
@@ -20,22 +21,6 @@ export interface LinkRecord {
   updatedAt: number;
   /** Visits recorded for this link (rolled up by analytics). */
   visits: number;
-}
-
-export interface IdempotencyClaim {
-  id: string;
-  fingerprint: string;
-  network: string;
-  day: string;
-  createdAt: number;
-}
-
-export interface StoredResult {
-  fingerprint: string;
-  network: string;
-  day: string;
-  response: string;
-  sealedSecret: string | null;
 }
 
 /** Who pays for a new link: the account's monthly free allowance, a credit reservation, or a network's trial counters. */
@@ -75,56 +60,4 @@ export interface LinkStore {
   trialLinksCreated(network: string, day: string): Promise<number>;
   /** Slugs created or changed at or after `since` (Unix ms): the feed that evicts redirect caches. */
   slugsChangedSince(since: number): Promise<string[]>;
-}
-
-export interface ReservationRequest {
-  accountId: string;
-  /** The key spending; null for a session, which has no key budget. */
-  keyId: string | null;
-  /** The key's monthly budget; null for no limit beyond the balance. */
-  budget: number | null;
-  month: string;
-  amount: number;
-  purpose: 'link' | 'pack';
-  now: number;
-  ttlMs: number;
-}
-
-export interface CreditStore {
-  /** Holds the amount against the balance and the key's budget; throws credits_required / api_budget_exceeded. */
-  reserve(request: ReservationRequest): Promise<string>;
-  release(id: string): Promise<void>;
-  releaseExpired(now: number): Promise<number>;
-  balance(accountId: string): Promise<{ purchased: number; reserved: number }>;
-  keySpent(keyId: string, month: string): Promise<number>;
-}
-
-export interface PackRecord {
-  id: string;
-  accountId: string;
-  status: 'active' | 'refunded';
-  credits: number;
-  visits: number;
-  visitsUsed: number;
-  createdAt: number;
-}
-
-export interface PackStore {
-  create(command: {
-    claim: IdempotencyClaim;
-    reservationId: string;
-    pack: Omit<PackRecord, 'status' | 'visitsUsed'>;
-    render: (record: PackRecord) => string;
-  }): Promise<PackRecord>;
-}
-
-export interface UsageStore {
-  /** All the account's links, and those created at or after `since` (Unix ms). */
-  linkCounts(accountId: string, since: number): Promise<{ total: number; since: number }>;
-  freeLinksUsed(accountId: string, month: string): Promise<number>;
-}
-
-/** What visit recording reports about an account's month (owned by the analytics module). */
-export interface RecordingUsage {
-  accountRecording(accountId: string, month: string): Promise<{ recordedThisMonth: number; freeLeft: number; packsLeft: number }>;
 }

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { Checkpointer } from './checkpointer.js';
 import { migrateToLatest } from './migrations.js';
+import { listenForNotices, type NoticeHandlers, type NoticeListener } from './notices.js';
 import { SqliteWaitingDialect } from './sqlite-driver.js';
 import type { DB } from './schema.js';
 
@@ -22,6 +23,11 @@ export interface Database {
   readonly dialect: Dialect;
   /** DATABASE_URL, as opened. */
   readonly url: string;
+  /**
+   * PostgreSQL only: notices sent with NOTIFY on `channel` by any connection, on a connection of their
+   * own (notices.ts). SQLite has no push between processes; its readers poll instead.
+   */
+  readonly listen?: (channel: string, handlers: NoticeHandlers) => NoticeListener;
   close(): Promise<void>;
 }
 
@@ -136,7 +142,8 @@ function openPostgres(url: string): Database {
   // when it is released, since it is no longer queryable.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, reads: db, dialect: 'postgres', url, close: () => db.destroy() };
+  const listen = (channel: string, handlers: NoticeHandlers) => listenForNotices(url, channel, handlers);
+  return { db, reads: db, dialect: 'postgres', url, listen, close: () => db.destroy() };
 }
 
 export async function ping(database: Database): Promise<void> {

@@ -7,6 +7,7 @@ import * as rollupWriters from './migrations/0014-rollup-writers.js';
 import * as linksFillfactor from './migrations/0015-links-fillfactor.js';
 import * as rollupsFillfactor from './migrations/0016-rollups-fillfactor.js';
 import * as rollupCountsAsArrays from './migrations/0017-rollup-counts-as-arrays.js';
+import * as linkChangeNotices from './migrations/0018-link-change-notices.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0015_links_fillfactor': linksFillfactor,
   '0016_rollups_fillfactor': rollupsFillfactor,
   '0017_rollup_counts_as_arrays': rollupCountsAsArrays,
+  '0018_link_change_notices': linkChangeNotices,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.js';
-import type { IdempotencyClaim, StoredResult } from '../../links/ports.js';
+import type { IdempotencyClaim, StoredResult } from './claims.js';
 import { fingerprint } from '../auth/secrets.js';
 
 export type ClaimOutcome = { kind: 'claimed' } | { kind: 'pending' } | { kind: 'existing'; stored: StoredResult };

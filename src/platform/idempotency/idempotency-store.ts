@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { AppError } from '../errors.js';
 import type { ClaimOutcome, IdempotencyStore } from './idempotency-guard.js';
-import type { IdempotencyClaim, StoredResult } from '../../links/ports.js';
+import type { IdempotencyClaim, StoredResult } from './claims.js';
 import type { DB, IdempotencyTable } from '../database/schema.js';
 
 /**

@@ -8,9 +8,22 @@ import { isReady } from './health.js';
 import { sendError } from '../http/error-handling.js';
 import type { DatabaseWatch } from '../../limits/load-shedding.js';
 
+/** The redirect cache as /metrics shows it (links-setup.ts). */
+export interface RedirectCacheState {
+  hits: number;
+  misses: number;
+  syncFailures: number;
+  entries: number;
+  /** Since the last successful read of the change feed began. */
+  syncAgeMs: number;
+  /** PostgreSQL: whether change notices arrive now; undefined on SQLite, which has none. */
+  notices: boolean | undefined;
+}
+
 /** What the request paths count in place; read at scrape time only. */
 export interface MetricsSources {
   redirects: RedirectCounts;
+  redirectCache: () => RedirectCacheState;
   refusals: RefusalCounts;
   database: DatabaseWatch;
 }
@@ -106,6 +119,36 @@ export class Metrics {
       c.inc({ operation: 'request' }, this.requestDatabaseErrors);
       c.inc({ operation: 'flush' }, this.flushErrors);
     });
+    counter('shortlinks_redirect_cache_hits_total', 'Redirects answered from the redirect cache.', [], (c, s) => c.inc(s.redirectCache().hits));
+    counter('shortlinks_redirect_cache_misses_total', 'Redirects that read the database (not cached, or re-read after a change).', [], (c, s) =>
+      c.inc(s.redirectCache().misses),
+    );
+    counter('shortlinks_redirect_cache_sync_failures_total', 'Reads of the change feed that failed (the cache kept serving).', [], (c, s) =>
+      c.inc(s.redirectCache().syncFailures),
+    );
+    const gauge = (name: string, help: string, read: (s: MetricsSources) => number) => {
+      const metric: Gauge = new Gauge({
+        name,
+        help,
+        registers,
+        collect: () => {
+          if (this.sources !== undefined) metric.set(read(this.sources));
+        },
+      });
+    };
+    gauge(
+      'shortlinks_redirect_cache_sync_age_seconds',
+      'Seconds since the last successful read of the change feed began (at most about half REDIRECT_CACHE_TTL_MS when healthy).',
+      (s) => s.redirectCache().syncAgeMs / 1000,
+    );
+    gauge('shortlinks_redirect_cache_entries', 'Slugs held in the redirect cache.', (s) => s.redirectCache().entries);
+    gauge(
+      'shortlinks_redirect_cache_notices',
+      '1 while change notices (PostgreSQL LISTEN) arrive; 0 while only the change feed is read, and always on SQLite, which has no notices.',
+      (s) => {
+        return s.redirectCache().notices === true ? 1 : 0;
+      },
+    );
     const ready: Gauge = new Gauge({
       name: 'shortlinks_ready',
       help: '1 while the background database probe succeeds (readiness), else 0.',
