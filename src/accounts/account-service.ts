@@ -2,11 +2,49 @@ import { RuleError } from '../platform/errors.js';
 import { isScope, type Scope } from '../platform/auth/principal.js';
 import { hashSecret, newApiKey } from '../platform/auth/secrets.js';
 import { utcMonth, type Clock } from '../platform/time.js';
-import type { AccountCredentials, KeySummary, NewAccount, NewKey } from './account-store.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 
 /** Thrown by a store when the email belongs to another account already. */
 export class DuplicateEmailError extends Error {}
+
+export interface NewAccount {
+  email: string;
+  passwordHash: string | null;
+  verifiedAt: number | null;
+  now: number;
+}
+
+export interface NewKey {
+  accountId: string;
+  keyHash: string;
+  prefix: string;
+  last4: string;
+  scopes: Scope[];
+  budget: number | null;
+  name: string | null;
+  now: number;
+}
+
+/** A key as its owner sees it in a list: never the secret, nor its hash. */
+export interface KeySummary {
+  id: string;
+  name: string | null;
+  prefix: string | null;
+  last4: string | null;
+  scopes: Scope[];
+  budget: number | null;
+  spentThisMonth: number;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+/** An account as signing in needs it. */
+export interface AccountCredentials {
+  id: string;
+  email: string;
+  passwordHash: string | null;
+  verifiedAt: number | null;
+}
 
 /** What the accounts service needs from storage (src/accounts/account-store.ts). */
 export interface AccountStore {

@@ -5,46 +5,7 @@ import type { ActiveKey, KeyLookup } from '../platform/auth/api-key-resolver.js'
 import type { DB } from '../platform/database/schema.js';
 import { changeBalance } from '../billing/credit-store.js';
 import { isUniqueViolation } from '../platform/database/sql-errors.js';
-import { DuplicateEmailError } from './account-service.js';
-
-export interface NewAccount {
-  email: string;
-  passwordHash: string | null;
-  verifiedAt: number | null;
-  now: number;
-}
-
-export interface NewKey {
-  accountId: string;
-  keyHash: string;
-  prefix: string;
-  last4: string;
-  scopes: Scope[];
-  budget: number | null;
-  name: string | null;
-  now: number;
-}
-
-/** A key as its owner sees it in a list: never the secret, nor its hash. */
-export interface KeySummary {
-  id: string;
-  name: string | null;
-  prefix: string | null;
-  last4: string | null;
-  scopes: Scope[];
-  budget: number | null;
-  spentThisMonth: number;
-  createdAt: number;
-  lastUsedAt: number | null;
-}
-
-/** An account as signing in needs it. */
-export interface AccountCredentials {
-  id: string;
-  email: string;
-  passwordHash: string | null;
-  verifiedAt: number | null;
-}
+import { DuplicateEmailError, type AccountCredentials, type KeySummary, type NewAccount, type NewKey } from './account-service.js';
 
 const scopesOf = (text: string): Scope[] => text.split(',').filter(isScope);
 

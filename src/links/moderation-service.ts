@@ -1,7 +1,10 @@
 import { RuleError } from '../platform/errors.js';
 import type { Clock } from '../platform/time.js';
 import type { LinkStatus } from './ports.js';
-import type { ModerationOutcome } from './moderation-store.js';
+
+/** The outcome of an operator's action on one link. */
+export type ModerationOutcome =
+  { kind: 'changed'; status: LinkStatus; slug: string } | { kind: 'unchanged'; status: LinkStatus; slug: string } | { kind: 'missing' };
 
 export interface ModerationStore {
   suspend(id: string, now: number): Promise<ModerationOutcome>;

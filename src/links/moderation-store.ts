@@ -2,11 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { recordLinkChange } from './link-changes.js';
 import type { LinkStatus } from './ports.js';
 import type { DB } from '../platform/database/schema.js';
-import type { ModerationStore } from './moderation-service.js';
-
-/** The outcome of an operator's action on one link. */
-export type ModerationOutcome =
-  { kind: 'changed'; status: LinkStatus; slug: string } | { kind: 'unchanged'; status: LinkStatus; slug: string } | { kind: 'missing' };
+import type { ModerationOutcome, ModerationStore } from './moderation-service.js';
 
 type StatusChange = { status: RawBuilder<string> | LinkStatus; status_before_suspension: RawBuilder<string> | null };
 
