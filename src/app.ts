@@ -11,6 +11,8 @@ import { days, type Clock } from './platform/time.js';
 import { EventBus } from './platform/events.js';
 import { setUpLinks } from './links/links-setup.js';
 import { setUpBilling } from './billing/billing-setup.js';
+import { setUpSafety } from './safety/safety-setup.js';
+import { VERSION } from './platform/version.js';
 import { setUpAnalytics } from './analytics/analytics-setup.js';
 import { refusingMalformedQuery, withCanonicalUuids } from './platform/http/canonical-input.js';
 import { trustOneHop } from './platform/http/client-address.js';
@@ -168,7 +170,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const credits = new KyselyCreditStore(database.db);
   const randomBytes = options.randomBytes ?? crypto.randomBytes;
   const metrics = installMetrics(app, config.metricsToken);
-  const links = setUpLinks(app, { config, database, credits, idempotency, networkSecret, now, randomBytes, events, log: app.log });
+  const safety = setUpSafety(app, { config, database, networkSecret, now, log: app.log, version: VERSION });
+  const links = setUpLinks(app, {
+    config,
+    database,
+    credits,
+    idempotency,
+    networkSecret,
+    now,
+    randomBytes,
+    events,
+    log: app.log,
+    checkDestination: safety.checkDestination,
+  });
   const analytics = await setUpAnalytics(app, { config, database, links: links.service, events, now, onActivity: metrics?.recordingActivity });
   const billing = await setUpBilling(app, { config, database, credits, idempotency, recording: analytics.recording, networkSecret, now });
   const services: Services = { links: links.service, billing: billing.service, render: links.render };
@@ -194,7 +208,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   fastPath = redirectAnswers;
   // Fastify marks what it still serves while closing with Connection: close; the fast path does too.
   app.addHook('preClose', async () => redirectAnswers.close());
-  redirectRoutes(app, redirectAnswers);
+  redirectRoutes(app, redirectAnswers, links.preview);
   healthRoutes(app, databaseWatch);
   metrics?.measure({ redirects: redirectAnswers.counts, redirectCache: links.cacheState, refusals, database: databaseWatch });
   await app.register(
@@ -221,6 +235,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(billingRoutes, { services });
       await api.register(statsRoutes, { stats: analytics.stats });
       await api.register(people.routes);
+      await api.register(safety.routes, {
+        links: links.store,
+        moderation: links.moderation,
+        accounts: people.service,
+        mailer: people.mailer,
+        limiter,
+        render: links.render,
+      });
       api.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public', rateLimit: false } }, async () => app.swagger());
     },
     { prefix: '/api/v1' },

@@ -70,5 +70,5 @@ export function setUpAccounts(app: FastifyInstance, deps: AccountsDeps) {
       site: { signup: settings.signup, creditsHelp: settings.creditsHelp },
     });
   };
-  return { sessions, accounts: accountStore, routes };
+  return { sessions, accounts: accountStore, service: accounts, mailer, routes };
 }

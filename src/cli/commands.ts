@@ -3,7 +3,7 @@ import { AccountService, keyScopes } from '../accounts/account-service.js';
 import { PackService } from '../billing/billing-service.js';
 import { KyselyPackStore } from '../billing/pack-store.js';
 import { CliError, required, requiredId, type Command, type Context } from './command.js';
-import { linkCommands } from './link-commands.js';
+import { safetyCommands } from './safety-commands.js';
 import { accountLinkCommands } from '../accounts/account-commands.js';
 
 const nonNegativeInteger = (raw: string, name: string, min = 0): number => {
@@ -38,14 +38,6 @@ export const commands: Record<string, Command> = {
     options: { id: { type: 'string' } },
     run: (values, context) => accounts(context).revokeKey(requiredId(values, 'id')),
   },
-  'credits grant': {
-    options: { account: { type: 'string' }, credits: { type: 'string' } },
-    async run(values, context) {
-      const service = accounts(context);
-      const accountId = await service.existingAccount(requiredId(values, 'account'));
-      return service.grantCredits(accountId, nonNegativeInteger(required(values, 'credits'), 'credits', 1));
-    },
-  },
   'packs list': {
     options: { account: { type: 'string' } },
     async run(values, context) {
@@ -61,7 +53,7 @@ export const commands: Record<string, Command> = {
     },
   },
   ...accountLinkCommands,
-  ...linkCommands,
+  ...safetyCommands,
 };
 
 function packs({ database, now }: Context): PackService {

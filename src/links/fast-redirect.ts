@@ -24,6 +24,7 @@ const SLASH = 47;
 const PERCENT = 37;
 const QUESTION = 63;
 const HASH = 35;
+const PLUS = 43;
 const LETTER_S = 115;
 const LETTER_Q = 113;
 
@@ -47,7 +48,8 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /**
  * Where the slug of `/s/<slug>` or `/q/<slug>` ends (at the end, or at `?` or `#`, where the router
  * also stops), or -1 for anything the fast path leaves to Fastify: other paths, a slash or a
- * percent-encoding in the segment (the router decodes those), an empty or over-long segment.
+ * percent-encoding in the segment (the router decodes those), an empty or over-long segment, and a
+ * preview (`/s/<slug>+`, which never redirects: redirect-routes.ts).
  */
 export function slugEnd(url: string): number {
   const prefix = url.charCodeAt(1);
@@ -58,7 +60,7 @@ export function slugEnd(url: string): number {
     if (char === QUESTION || char === HASH) break;
     if (char === SLASH || char === PERCENT) return -1;
   }
-  return end === 3 || end - 3 > MAX_PARAM_LENGTH ? -1 : end;
+  return end === 3 || end - 3 > MAX_PARAM_LENGTH || url.charCodeAt(end - 1) === PLUS ? -1 : end;
 }
 
 export interface RedirectDeps {

@@ -38,6 +38,8 @@ export interface LinkServiceDeps {
   randomBytes: RandomBytes;
   /** Told of every link created or changed (the redirect cache listens, so it never serves one stale). */
   events: EventBus;
+  /** Where a link may point beyond the text rules (trust and safety: blocklist, Safe Browsing); throws invalid_request. */
+  checkDestination?: (target: string) => Promise<void>;
 }
 
 type Command = Omit<CreateLinkCommand, 'owner'>;
@@ -113,15 +115,19 @@ export class LinkService {
     );
   }
 
-  /** Free while the month's allowance lasts; past it, the extra-link price if the caller allowed it. */
-  /** The target rule (targets.ts), then, for a redirect path on a host name, what DNS says that name is. */
+  /**
+   * The target rule (targets.ts); for a redirect path on a host name, what DNS says that name is; then
+   * whether the destination may be linked to at all (the blocklist, Safe Browsing).
+   */
   private async checkTarget(target: string): Promise<void> {
     checkTarget(target, this.hosts);
     if (this.deps.resolveHost && (await resolvesToUs(target, this.deps.resolveHost, interfaceAddresses))) {
       throw new AppError('invalid_request');
     }
+    await this.deps.checkDestination?.(target);
   }
 
+  /** Free while the month's allowance lasts; past it, the extra-link price if the caller allowed it. */
   private async createForAccount(caller: AccountCaller, maxCredits: number, command: Command): Promise<LinkRecord> {
     const { accountId } = caller;
     const now = command.link.createdAt;

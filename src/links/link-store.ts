@@ -173,6 +173,7 @@ async function insertLink(tx: Transaction<DB>, command: CreateLinkCommand): Prom
       trial: link.trial ? 1 : 0,
       expires_at: link.expiresAt,
       trial_token_hash: command.trialTokenHash,
+      trial_network: command.owner.kind === 'trial' ? command.owner.network : null,
       created_at: link.createdAt,
       updated_at: link.updatedAt,
     })

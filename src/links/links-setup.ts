@@ -10,11 +10,15 @@ import { days, type Clock } from '../platform/time.js';
 import { purgeLinkChangesBefore } from './link-changes.js';
 import { toLinkResponse } from './link-response.js';
 import { LinkService } from './link-service.js';
+import { ModerationService } from './moderation-service.js';
+import { KyselyModerationStore } from './moderation-store.js';
 import { KyselyLinkStore } from './link-store.js';
 import type { LinkRecord } from './ports.js';
 import { RedirectResolver } from './redirects.js';
 import type { RandomBytes } from './slugs.js';
 import { dnsResolver } from './targets.js';
+import { previewPage } from './preview.js';
+import { isSlugShaped } from './slugs.js';
 
 export interface LinksDeps {
   config: Config;
@@ -27,6 +31,8 @@ export interface LinksDeps {
   randomBytes: RandomBytes;
   events: EventBus;
   log: FastifyBaseLogger;
+  /** Trust and safety's check of where a link may point (src/safety/destinations.ts). */
+  checkDestination: (target: string) => Promise<void>;
 }
 
 /**
@@ -50,9 +56,12 @@ export function setUpLinks(app: FastifyInstance, deps: LinksDeps) {
     now,
     randomBytes: deps.randomBytes,
     events: deps.events,
+    checkDestination: deps.checkDestination,
   });
+  const moderation = new ModerationService({ store: new KyselyModerationStore(database.db), now, events: deps.events });
   // Its own reads: a redirect that misses the cache must not wait for a write transaction.
-  const redirects = new RedirectResolver(new KyselyLinkStore(database.reads), now, {
+  const readStore = new KyselyLinkStore(database.reads);
+  const redirects = new RedirectResolver(readStore, now, {
     ttlMs: config.redirectCacheTtlMs,
     maxEntries: config.redirectCacheMaxEntries,
     onSyncError: (error) => log.warn({ err: error }, 'redirect cache could not read the change feed; serving from memory'),
@@ -84,5 +93,9 @@ export function setUpLinks(app: FastifyInstance, deps: LinksDeps) {
     syncAgeMs: redirects.syncAge(now()),
     notices: notices?.listening,
   });
-  return { service, store, redirects, render, cacheState };
+  const preview = async (slug: string, source: 's' | 'q') => {
+    const link = isSlugShaped(slug) ? await readStore.bySlug(slug) : undefined;
+    return { found: link !== undefined, html: previewPage(link, `${config.publicUrl}/${source}/${slug}`, now()) };
+  };
+  return { service, store, moderation, redirects, render, cacheState, preview };
 }

@@ -1,10 +1,13 @@
 import { RuleError } from '../platform/errors.js';
 import type { Clock } from '../platform/time.js';
 import type { LinkStatus } from './ports.js';
+import type { EventBus } from '../platform/events.js';
 
 /** The outcome of an operator's action on one link. */
 export type ModerationOutcome =
-  { kind: 'changed'; status: LinkStatus; slug: string } | { kind: 'unchanged'; status: LinkStatus; slug: string } | { kind: 'missing' };
+  | { kind: 'changed'; status: LinkStatus; slug: string; accountId: string | null }
+  | { kind: 'unchanged'; status: LinkStatus; slug: string }
+  | { kind: 'missing' };
 
 export interface ModerationStore {
   suspend(id: string, now: number): Promise<ModerationOutcome>;
@@ -12,14 +15,15 @@ export interface ModerationStore {
 }
 
 /**
- * Operator abuse controls: suspend a link, restore it. Running servers notice within
- * REDIRECT_CACHE_TTL_MS, through the change feed the store writes with each change.
+ * Operator abuse controls: suspend a link, restore it. This process's redirect cache is told at once
+ * (`link.changed`, when there are events: the server has them, the CLI does not); other processes
+ * notice through the change feed the store writes with each change (docs/adr/0014).
  */
 export class ModerationService {
-  constructor(private readonly deps: { store: ModerationStore; now: Clock }) {}
+  constructor(private readonly deps: { store: ModerationStore; now: Clock; events?: EventBus }) {}
 
   async suspend(id: string): Promise<{ id: string; status: LinkStatus }> {
-    return report(id, await this.deps.store.suspend(id, this.deps.now()), 'suspend', ['suspended']);
+    return report(id, this.announce(id, await this.deps.store.suspend(id, this.deps.now())), 'suspend', ['suspended']);
   }
 
   /**
@@ -27,7 +31,12 @@ export class ModerationService {
    * status is reported as a no-op success.
    */
   async restore(id: string): Promise<{ id: string; status: LinkStatus }> {
-    return report(id, await this.deps.store.restore(id, this.deps.now()), 'restore', ['active', 'paused']);
+    return report(id, this.announce(id, await this.deps.store.restore(id, this.deps.now())), 'restore', ['active', 'paused']);
+  }
+
+  private announce(id: string, outcome: ModerationOutcome): ModerationOutcome {
+    if (outcome.kind === 'changed') this.deps.events?.emit('link.changed', { linkId: id, slug: outcome.slug, accountId: outcome.accountId });
+    return outcome;
   }
 }
 

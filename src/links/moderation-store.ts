@@ -36,12 +36,12 @@ export class KyselyModerationStore implements ModerationStore {
         .set({ ...to, version: sql<number>`version + 1`, updated_at: now })
         .where('id', '=', id)
         .where('status', 'in', from)
-        .returning(['slug', 'status'])
+        .returning(['slug', 'status', 'account_id'])
         .executeTakeFirst();
       if (changed) await recordLinkChange(tx, changed.slug, now);
       return changed;
     });
-    if (row) return { kind: 'changed', status: row.status as LinkStatus, slug: row.slug };
+    if (row) return { kind: 'changed', status: row.status as LinkStatus, slug: row.slug, accountId: row.account_id };
     const current = await this.db.selectFrom('links').select(['slug', 'status']).where('id', '=', id).executeTakeFirst();
     return current ? { kind: 'unchanged', status: current.status as LinkStatus, slug: current.slug } : { kind: 'missing' };
   }

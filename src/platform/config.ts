@@ -1,5 +1,6 @@
 import { PASSWORD_HASH_LOG_N } from '../accounts/passwords.js';
 import { API_LIMITS } from './api-limits.js';
+import { SAFE_BROWSING_DEFAULT_URL } from '../safety/safe-browsing.js';
 
 /**
  * The one place that reads the environment: parsed once at boot, every bad variable named in one error,
@@ -30,6 +31,10 @@ export interface Config {
   readonly analytics: AnalyticsConfig;
   /** People's accounts on the website (docs/adr/0064-website-sessions.md). */
   readonly accounts: AccountsConfig;
+  /** Reports of links per minute per client network (docs/adr/0080). */
+  readonly reportsPerMinute: number;
+  /** Google Safe Browsing for targets (docs/adr/0080): unset without SAFE_BROWSING_API_KEY. */
+  readonly safeBrowsing: { readonly apiKey: string; readonly baseUrl: string } | undefined;
 }
 
 export interface AccountsConfig {
@@ -182,9 +187,18 @@ export function loadConfig(env: Env = process.env): Config {
       maxHeaderBytes: int('MAX_HEADER_BYTES', 16_384, 1024, 1_048_576),
     }),
     accounts: accountsConfig(env, int, problems),
+    reportsPerMinute: int('REPORT_RATE_LIMIT_PER_IP', 3, 1, 1_000_000),
+    safeBrowsing: safeBrowsingConfig(env, problems),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze(config);
+}
+
+function safeBrowsingConfig(env: Env, problems: string[]): Config['safeBrowsing'] {
+  const baseUrl = env.SAFE_BROWSING_URL || SAFE_BROWSING_DEFAULT_URL;
+  if (!isHttpUrl(baseUrl)) problems.push(`SAFE_BROWSING_URL must be an http(s) URL (got "${baseUrl}")`);
+  const apiKey = env.SAFE_BROWSING_API_KEY?.trim();
+  return apiKey ? Object.freeze({ apiKey, baseUrl }) : undefined;
 }
 
 const DEFAULT_CREDITS_HELP = 'Purchased credits are granted by the operator of this service: contact them to buy some.';
@@ -213,6 +227,15 @@ function isHostName(value: string): boolean {
   const name = value.replace(/^\*\./, '');
   try {
     return /^[^/:@?#*]+$|^\[[0-9a-f:.]+\]$/i.test(name) && new URL(`http://${name}/`).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
   } catch {
     return false;
   }

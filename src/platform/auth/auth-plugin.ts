@@ -37,9 +37,15 @@ export function installAuth(app: FastifyInstance, resolvers: readonly PrincipalR
       request.principal = ANONYMOUS;
       return;
     }
-    const principal = (await identify(request, access, resolvers, resolvedBy)) ?? ANONYMOUS;
-    check(principal, access);
-    request.principal = principal;
+    try {
+      const principal = (await identify(request, access, resolvers, resolvedBy)) ?? ANONYMOUS;
+      check(principal, access);
+      request.principal = principal;
+    } catch (error) {
+      // A hidden route refuses as if it were not there; storage trouble is still 503.
+      if (access.hidden && error instanceof AppError && error.status < 500) throw new AppError('not_found');
+      throw error;
+    }
   });
   app.addHook('onResponse', async (request, reply) => {
     const principal = request.principal as Principal | null;

@@ -16,6 +16,8 @@ export interface RouteRule {
   trialToken?: boolean;
   anonymous?: boolean;
   sessionOnly?: boolean;
+  /** Every refusal is 404 not_found, as if the route did not exist (the operator console: docs/adr/0080). */
+  hidden?: boolean;
 }
 
 /**

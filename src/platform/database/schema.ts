@@ -15,6 +15,8 @@ export interface AccountTable {
   password_hash: ColumnType<string | null, string | null | undefined, string | null>;
   /** When the email was verified; null until then. */
   verified_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** 1 for an operator, who may open the operator console (`accounts make-operator`). */
+  operator: Generated<number>;
 }
 
 export interface ApiKeyTable {
@@ -50,6 +52,8 @@ export interface LinkTable {
   visits: Generated<number>;
   /** While suspended: the status restore gives back (`active` or `paused`); null otherwise. */
   status_before_suspension: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A trial link's network (its salted hash), so that a network's trial links of a day can be suspended together; null otherwise. */
+  trial_network: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Links created per account and UTC month ('2026-11'): the shared free allowance counter. */
@@ -147,6 +151,40 @@ export interface AccountTokenTable {
   used_at: number | null;
 }
 
+/** A domain no link may point to, nor any of its subdomains (src/safety/blocklist.ts). */
+export interface BlockedDomainTable {
+  domain: string;
+  created_at: number;
+}
+
+/** A report of a link by anyone; the reporter's network only as its salted hash. */
+export interface ReportTable {
+  id: string;
+  link_id: string;
+  /** The URL as the reporter gave it. */
+  url: string;
+  reason: string;
+  network: string;
+  /** open → suspended (the link was suspended) or dismissed. */
+  status: string;
+  created_at: number;
+  resolved_at: number | null;
+}
+
+/** Every operator action, from the console or the CLI: who, what, on what, when. */
+export interface AuditLogTable {
+  /** Rises with every entry: the order of entries, even within one millisecond. */
+  seq: Generated<number>;
+  at: number;
+  /** The operator's email, or `cli`. */
+  actor: string;
+  action: string;
+  /** What it was done to: a link, an account, a report or a domain. */
+  subject: string;
+  /** JSON: what else the action took (credits granted, links suspended). */
+  details: string;
+}
+
 export interface SettingTable {
   name: string;
   value: string;
@@ -167,6 +205,9 @@ export interface DB {
   link_changes: LinkChangeTable;
   sessions: SessionTable;
   account_tokens: AccountTokenTable;
+  blocked_domains: BlockedDomainTable;
+  reports: ReportTable;
+  audit_log: AuditLogTable;
 }
 
 export type Account = Selectable<AccountTable>;
