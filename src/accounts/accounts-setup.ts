@@ -16,6 +16,9 @@ import { createMailer } from './mailer.js';
 import { KyselySessionStore } from './session-store.js';
 import { Sessions } from './sessions.js';
 import { websiteRoutes } from './website-routes.js';
+import { TwoFactor } from './two-factor.js';
+import { KyselyTwoFactorStore } from './two-factor-store.js';
+import { twoFactorRoutes } from './two-factor-routes.js';
 
 export interface AccountsDeps {
   config: Config;
@@ -40,12 +43,15 @@ export function setUpAccounts(app: FastifyInstance, deps: AccountsDeps) {
   const accountStore = new KyselyAccountStore(database.db);
   const accounts = new AccountService({ accounts: accountStore, now, passwordHashLogN: settings.passwordHashLogN });
   const mailer = createMailer({ smtpUrl: settings.smtpUrl, mailDir: settings.mailDir, from: `no-reply@${new URL(config.publicUrl).hostname}` }, log);
+  const limits = new AuthLimits({ limiter: deps.limiter, settings: settings.authLimits, edgeLocation: config.edgeLocation, secret: deps.networkSecret, now });
+  const twoFactor = new TwoFactor({ store: new KyselyTwoFactorStore(database.db), limits, issuer: new URL(config.publicUrl).hostname, now });
   const auth = new AuthService({
     accountStore,
     credentials,
     sessions,
     links: new AccountLinks({ credentials, publicUrl: config.publicUrl, now }),
-    limits: new AuthLimits({ limiter: deps.limiter, settings: settings.authLimits, edgeLocation: config.edgeLocation, secret: deps.networkSecret, now }),
+    limits,
+    twoFactor,
     mailer,
     signup: settings.signup,
     passwordHashLogN: settings.passwordHashLogN,
@@ -63,6 +69,7 @@ export function setUpAccounts(app: FastifyInstance, deps: AccountsDeps) {
   });
   const routes = async (api: FastifyInstance) => {
     await api.register(authRoutes, { auth, secureCookie: config.publicUrl.startsWith('https:') });
+    await api.register(twoFactorRoutes, { twoFactor });
     await api.register(websiteRoutes, {
       accounts,
       packs: deps.billing.packs,

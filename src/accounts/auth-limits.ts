@@ -4,7 +4,8 @@ import { networkHash } from '../platform/network.js';
 import type { Clock } from '../platform/time.js';
 import type { RateLimiter } from '../limits/redis-rate-limiter.js';
 
-export type AuthFlow = 'signin' | 'signup' | 'reset';
+/** `code`: two-factor codes, at sign-in and when turning two-factor sign-in off. */
+export type AuthFlow = 'signin' | 'signup' | 'reset' | 'code';
 
 export interface AuthLimitSettings {
   /** Attempts per minute of one flow from one network, and for one email address. */

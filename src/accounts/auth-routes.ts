@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../platform/http/openapi-responses.js';
 import { networkOf } from '../platform/network.js';
 import { SESSION_LIFETIME_MS } from './sessions.js';
@@ -63,19 +64,22 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     {
       config: PUBLIC,
       schema: {
-        ...WEBSITE('signIn', 'Sign in with email and password (sets the session cookie)'),
+        ...WEBSITE('signIn', 'Sign in with email and password, and a code when two-factor sign-in is on (sets the session cookie)'),
         body: S.Credentials,
         response: {
-          200: S.SignedInAccount,
+          200: Type.Union([S.SignedInAccount, S.CodeRequired]),
           ...errorResponses({
-            api_key_invalid: 'Unknown address, wrong password or unverified account: one answer for all three.',
+            api_key_invalid: 'Unknown address, wrong password, unverified account, or a wrong or used two-factor code: one answer for all.',
             ...CROSS_SITE,
             ...RATE_LIMITED,
           }),
         },
       },
     },
-    async (request, reply) => signedIn(reply, await auth.signIn(request.body, networkOf(request.ip))),
+    async (request, reply) => {
+      const started = await auth.signIn(request.body, networkOf(request.ip));
+      return started === 'code_required' ? { status: started } : signedIn(reply, started);
+    },
   );
 
   app.get(

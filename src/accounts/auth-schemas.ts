@@ -14,7 +14,31 @@ const NewPassword = Type.String({
 });
 const LinkToken = Type.String({ minLength: 1, maxLength: 100, description: 'The `token` of the link in the mail' });
 
-export const Credentials = Type.Object({ email: Email, password: Password }, strict);
+const Code = Type.String({ minLength: 1, maxLength: 32, description: 'The 6-digit code of the authenticator app, or a recovery code' });
+
+export const Credentials = Type.Object(
+  {
+    email: Email,
+    password: Password,
+    code: Type.Optional(Type.String({ ...Code, description: 'With two-factor sign-in on: the app’s code or a recovery code' })),
+  },
+  strict,
+);
+export const CodeRequired = Type.Object(
+  { status: StringEnum(['code_required'] as const, { description: 'Two-factor sign-in is on: send the request again with `code`' }) },
+  strict,
+);
+export const CodeBody = Type.Object({ code: Code }, strict);
+export const TwoFactorStatus = Type.Object({ enabled: Type.Boolean(), recoveryCodesLeft: Type.Integer({ minimum: 0 }) }, strict);
+export const TwoFactorSetup = Type.Object(
+  {
+    secret: Type.String({ description: 'Base32, for typing into an authenticator app' }),
+    otpauthUri: Type.String({ description: 'The otpauth:// URI an app scans' }),
+    qrSvg: Type.String({ description: 'The URI as a QR code, an SVG document' }),
+  },
+  strict,
+);
+export const RecoveryCodes = Type.Object({ recoveryCodes: Type.Array(Type.String(), { description: 'Each good once; shown only here' }) }, strict);
 export const SignUpBody = Type.Object({ email: Email, password: NewPassword }, strict);
 export const TokenBody = Type.Object({ token: LinkToken }, strict);
 export const PasswordChangeBody = Type.Object({ currentPassword: Password, newPassword: NewPassword }, strict);

@@ -9,6 +9,7 @@ import { weakPassword } from './password-strength.js';
 import { hashSecret } from '../platform/auth/secrets.js';
 import type { Sessions } from './sessions.js';
 import type { Clock } from '../platform/time.js';
+import type { TwoFactor } from './two-factor.js';
 
 /**
  * The parts of sign-up and reset that differ between an address with an account and one without
@@ -31,6 +32,7 @@ export interface AuthServiceDeps {
   now: Clock;
   /** Mail is sent after the answer; a failure is only logged (the person can ask again). */
   onMailError: (error: unknown) => void;
+  twoFactor: Pick<TwoFactor, 'enabled' | 'check'>;
 }
 
 /** The session making a request. */
@@ -80,13 +82,22 @@ export class AuthService {
     return this.start(account);
   }
 
-  /** Unknown address, wrong password and unverified account get one answer, after one scrypt each. */
-  async signIn(input: { email: string; password: string }, network: string): Promise<Started> {
+  /**
+   * Unknown address, wrong password and unverified account get one answer, after one scrypt each. With
+   * two-factor sign-in on, the right password without a code asks for one (nothing else is said), and
+   * a wrong code is the same 401; codes are counted apart, per network and per address.
+   */
+  async signIn(input: { email: string; password: string; code?: string }, network: string): Promise<Started | 'code_required'> {
     const email = normalEmail(input.email);
     await this.deps.limits.check('signin', network, email);
+    if (input.code !== undefined) await this.deps.limits.check('code', network, email);
     const account = await this.deps.accountStore.credentialsByEmail(email);
     const matches = await verifyPassword(input.password, account?.passwordHash, this.deps.passwordHashLogN);
     if (!account || !matches || account.verifiedAt === null) throw new AppError('api_key_invalid');
+    if (await this.deps.twoFactor.enabled(account.id)) {
+      if (input.code === undefined) return 'code_required';
+      if (!(await this.deps.twoFactor.check(account.id, input.code))) throw new AppError('api_key_invalid');
+    }
     return this.start({ id: account.id, email: account.email });
   }
 

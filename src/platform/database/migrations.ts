@@ -9,6 +9,7 @@ import * as rollupsFillfactor from './migrations/0016-rollups-fillfactor.js';
 import * as rollupCountsAsArrays from './migrations/0017-rollup-counts-as-arrays.js';
 import * as linkChangeNotices from './migrations/0018-link-change-notices.js';
 import * as trustAndSafety from './migrations/0050-trust-and-safety.js';
+import * as twoFactor from './migrations/0051-two-factor.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0017_rollup_counts_as_arrays': rollupCountsAsArrays,
   '0018_link_change_notices': linkChangeNotices,
   '0050_trust_and_safety': trustAndSafety,
+  '0051_two_factor': twoFactor,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

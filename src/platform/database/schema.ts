@@ -17,6 +17,10 @@ export interface AccountTable {
   verified_at: ColumnType<number | null, number | null | undefined, number | null>;
   /** 1 for an operator, who may open the operator console (`accounts make-operator`). */
   operator: Generated<number>;
+  /** Two-factor sign-in (src/accounts/two-factor.ts): the confirmed TOTP secret, the one being set up, the last step used. */
+  totp_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_pending_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  totp_last_step: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ApiKeyTable {
@@ -185,6 +189,13 @@ export interface AuditLogTable {
   details: string;
 }
 
+/** One-time codes that stand in for a TOTP code, by their SHA-256. */
+export interface RecoveryCodeTable {
+  account_id: string;
+  code_hash: string;
+  used_at: number | null;
+}
+
 export interface SettingTable {
   name: string;
   value: string;
@@ -208,6 +219,7 @@ export interface DB {
   blocked_domains: BlockedDomainTable;
   reports: ReportTable;
   audit_log: AuditLogTable;
+  recovery_codes: RecoveryCodeTable;
 }
 
 export type Account = Selectable<AccountTable>;
