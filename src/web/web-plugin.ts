@@ -36,7 +36,7 @@ export interface WebOptions {
 }
 
 /**
- * The website, served by the API's own process: the single-page app's HTML shell at `/` and under
+ * The website, served by the API's own process: the single-page app's HTML shell at `/`, `/report` and under
  * `/app/`, its hashed assets under `/assets/`, and the API reference (Swagger UI from its package) at
  * `/api/reference`. Registered outside `/api/v1`: none of the API's hooks (rate limits, load shedding,
  * authentication) run here, and the redirect fast path answers `/s/` and `/q/` before Fastify.
@@ -57,7 +57,7 @@ export async function webPlugin(app: FastifyInstance, options: WebOptions): Prom
       .header('x-frame-options', 'DENY')
       .send(shell.html);
   };
-  for (const url of ['/', '/app', '/app/*']) app.get(url, { schema: { hide: true } }, sendShell);
+  for (const url of ['/', '/app', '/app/*', '/report']) app.get(url, { schema: { hide: true } }, sendShell);
   if (fs.existsSync(path.join(dir, 'assets'))) {
     await app.register(fastifyStatic, {
       root: path.join(dir, 'assets'),

@@ -35,6 +35,9 @@ export const ROUTES: Route[] = [
   { path: '/app/billing', title: 'Usage and billing', access: 'signed-in', nav: 'Usage and billing', load: () => import('./pages/billing-page.js') },
   { path: '/app/api', title: 'API reference', access: 'anyone', load: () => import('./pages/api-reference-page.js') },
   { path: '/app/settings', title: 'Account settings', access: 'signed-in', nav: 'Settings', load: () => import('./pages/settings-page.js') },
+  // Anyone may open it: the API decides, and answers 404 to all but operators, as the page then does.
+  { path: '/app/admin', title: 'Operator console', access: 'anyone', load: () => import('./pages/admin-page.js') },
+  { path: '/report', title: 'Report a link', access: 'anyone', load: () => import('./pages/report-page.js') },
 ];
 
 export const NOT_FOUND: Route = { path: '', title: 'Page not found', access: 'anyone', load: () => import('./pages/not-found-page.js') };

@@ -3,7 +3,7 @@
 export const page = (title: string, text: string, more = '') =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
   `<title>${title}</title></head><body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">` +
-  `<h1>${title}</h1><p>${text}</p>${more}</body></html>`;
+  `<main><h1>${title}</h1><p>${text}</p>${more}</main></body></html>`;
 
 export const NOT_FOUND_PAGE = page('Link not found', 'This short link does not exist or is not active right now.');
 export const EXPIRED_PAGE = page('Link expired', 'This trial link has expired and no longer redirects.');

@@ -5,12 +5,14 @@ import { setSession } from '../session.js';
 import { ErrorMessage, Field, Notice, Submit, submitted } from '../ui/form.js';
 import { useAction } from '../ui/use-action.js';
 import { PASSWORD_HINT } from './signup-page.js';
+import { TwoFactorSettings } from './settings/two-factor.js';
 
 export default function SettingsPage() {
   return (
     <section class="narrow">
       <h1 tabIndex={-1}>Account settings</h1>
       <ChangePassword />
+      <TwoFactorSettings />
       <SignOutEverywhere />
     </section>
   );

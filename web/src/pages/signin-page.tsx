@@ -10,13 +10,26 @@ const OVERRIDES = {
   invalid_request: 'Enter your email address and your password.',
 };
 
+const CODE_OVERRIDES = {
+  ...OVERRIDES,
+  api_key_invalid: 'That code is not right, or it was used already. Enter the code your app shows now.',
+  rate_limited: 'Too many attempts just now. Wait a minute and try again.',
+};
+
 /** After sign-in the app moves on by itself (src: app.tsx sends a signed-in person away from this page). */
 export default function SigninPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // With two-factor sign-in on, the password is answered with a request for the app's code.
+  const [code, setCode] = useState<string>();
   const signIn = useAction(async () => {
-    const { account } = await api<{ account: Account }>('POST', '/auth/signin', { email, password });
-    setSession(account);
+    const answer = await api<{ account: Account } | { status: 'code_required' }>('POST', '/auth/signin', {
+      email,
+      password,
+      ...(code ? { code: code.trim() } : {}),
+    });
+    if ('account' in answer) setSession(answer.account);
+    else setCode('');
   });
   return (
     <section class="narrow">
@@ -24,7 +37,17 @@ export default function SigninPage() {
       <form onSubmit={submitted(() => void signIn.run())}>
         <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onValue={setEmail} />
         <Field label="Password" type="password" name="password" autoComplete="current-password" required value={password} onValue={setPassword} />
-        <ErrorMessage error={signIn.error} overrides={OVERRIDES} />
+        {code !== undefined && (
+          <Field
+            label="Code"
+            autoComplete="one-time-code"
+            required
+            value={code}
+            onValue={setCode}
+            hint="Two-factor sign-in is on: enter the code your authenticator app shows, or a recovery code."
+          />
+        )}
+        <ErrorMessage error={signIn.error} overrides={code === undefined ? OVERRIDES : CODE_OVERRIDES} />
         <Submit label="Sign in" busy={signIn.busy} busyText="Signing in…" />
       </form>
       <p>
