@@ -144,7 +144,26 @@ eachDatabase('reports and the operator console', (kind) => {
     for (const link of day) assert.equal((await h.request('GET', `/s/${link.slug}`)).status, 404);
     for (const link of [elsewhere, nextDay]) assert.equal((await h.request('GET', `/s/${link.slug}`)).status, 302);
     await h.cli('links restore', { id: day[1].id });
+    const entries = (await asOperator('GET', '/admin/audit')).body.entries;
+    assert.deepEqual(
+      entries
+        .slice(0, 2)
+        .map((e: { actor: string; action: string; subject: string; details: { suspended?: number } }) => [e.actor, e.action, e.subject, e.details.suspended]),
+      [
+        ['cli', 'link.restore', day[1].id, undefined],
+        [operator.email, 'trials.suspend', day[0].id, 2],
+      ],
+    );
+  });
+
+  test('the console’s blocklist: blocking a domain suspends its links and is audited; the list shows it', async () => {
+    const link = (await h.createLink({ target: 'https://sub.blocked-here.example/x' }, { key })).body;
+    const blocked = await asOperator('POST', '/admin/blocklist', { domain: 'blocked-here.example' });
+    assert.deepEqual(blocked.body, { domain: 'blocked-here.example', blocked: true, suspended: 1 });
+    assert.ok((await asOperator('GET', '/admin/blocklist')).body.domains.includes('blocked-here.example'));
+    assert.equal((await h.request('GET', `/links/${link.id}`, { key })).body.status, 'suspended');
     const entry = (await asOperator('GET', '/admin/audit')).body.entries[0];
-    assert.deepEqual([entry.actor, entry.action, entry.subject], ['cli', 'link.restore', day[1].id]);
+    assert.deepEqual([entry.actor, entry.action, entry.subject, entry.details], [operator.email, 'blocklist.add', 'blocked-here.example', { suspended: 1 }]);
+    assert.equal((await asOperator('POST', '/admin/blocklist', { domain: 'not a domain' })).status, 400);
   });
 });
