@@ -35,7 +35,6 @@ import { billingRoutes } from './billing/billing-routes.js';
 import { linkRoutes } from './links/link-routes.js';
 import { qrRoutes } from './qr/qr-routes.js';
 import { redirectRoutes } from './links/redirect-routes.js';
-import { statsRoutes } from './analytics/stats-routes.js';
 import { trialRoutes } from './links/trial-routes.js';
 import type { Services } from './platform/http/services.js';
 import { installStrictJson, parseQuery } from './platform/http/strict-parsers.js';
@@ -169,7 +168,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const randomBytes = options.randomBytes ?? crypto.randomBytes;
   const metrics = installMetrics(app, config.metricsToken);
   const links = setUpLinks(app, { config, database, credits, idempotency, networkSecret, now, randomBytes, events, log: app.log });
-  const analytics = await setUpAnalytics(app, { config, database, links: links.service, events, now, onActivity: metrics?.recordingActivity });
+  const analytics = setUpAnalytics(app, {
+    config,
+    database,
+    links: links.service,
+    now,
+    onActivity: metrics?.recordingActivity,
+    randomBytes: options.randomBytes,
+  });
   const billing = await setUpBilling(app, { config, database, credits, idempotency, recording: analytics.recording, networkSecret, now });
   const services: Services = { links: links.service, billing: billing.service, render: links.render };
 
@@ -219,7 +225,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(qrRoutes, { services });
       await api.register(trialRoutes, { services });
       await api.register(billingRoutes, { services });
-      await api.register(statsRoutes, { stats: analytics.stats });
+      await analytics.routes(api);
       await api.register(people.routes);
       api.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public', rateLimit: false } }, async () => app.swagger());
     },
