@@ -35,15 +35,15 @@ export class KyselyStatsStore implements StatsStore {
   }
 
   /**
-   * The account's links whose tags hold `tag` (tags are separated by commas; a tag matches whole,
-   * in any case, spaces around it ignored), and their `time` counts.
+   * The account's links whose tags hold `tag`, and their `time` counts. Tags are separated by commas;
+   * a tag matches whole, in any case, spaces around it ignored and runs of spaces in it folded, as the
+   * links list matches them.
    */
   async tagCounts(accountId: string, tag: string, fromDay: string, toDay: string) {
-    const pattern = `%,${tag
-      .trim()
-      .toLowerCase()
-      .replace(/[\\%_]/g, (c) => `\\${c}`)},%`;
-    const tagged = sql<boolean>`replace(replace(',' || lower(tags) || ',', ', ', ','), ' ,', ',') like ${pattern} escape '\\'`;
+    const wanted = tag.trim().replace(/\s+/g, ' ').toLowerCase();
+    const pattern = `%,${wanted.replace(/[\\%_]/g, (c) => `\\${c}`)},%`;
+    const folded = sql`replace(replace(replace(lower(tags), '   ', ' '), '  ', ' '), '  ', ' ')`;
+    const tagged = sql<boolean>`replace(replace(',' || ${folded} || ',', ', ', ','), ' ,', ',') like ${pattern} escape '\\'`;
     const links: TaggedLink[] = await this.db.selectFrom('links').select(['id', 'slug', 'title']).where('account_id', '=', accountId).where(tagged).execute();
     if (links.length === 0) return { links, rows: [] };
     const rows = await this.db
