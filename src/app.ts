@@ -37,7 +37,6 @@ import { billingRoutes } from './billing/billing-routes.js';
 import { linkRoutes } from './links/link-routes.js';
 import { qrRoutes } from './qr/qr-routes.js';
 import { redirectRoutes } from './links/redirect-routes.js';
-import { statsRoutes } from './analytics/stats-routes.js';
 import { trialRoutes } from './links/trial-routes.js';
 import type { Services } from './platform/http/services.js';
 import { installStrictJson, parseQuery } from './platform/http/strict-parsers.js';
@@ -183,7 +182,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     log: app.log,
     checkDestination: safety.checkDestination,
   });
-  const analytics = await setUpAnalytics(app, { config, database, links: links.service, events, now, onActivity: metrics?.recordingActivity });
+  const analytics = setUpAnalytics(app, {
+    config,
+    database,
+    links: links.service,
+    now,
+    onActivity: metrics?.recordingActivity,
+    randomBytes: options.randomBytes,
+  });
   const billing = await setUpBilling(app, { config, database, credits, idempotency, recording: analytics.recording, networkSecret, now });
   const services: Services = { links: links.service, billing: billing.service, render: links.render };
 
@@ -233,7 +239,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(qrRoutes, { services });
       await api.register(trialRoutes, { services });
       await api.register(billingRoutes, { services });
-      await api.register(statsRoutes, { stats: analytics.stats });
+      await analytics.routes(api);
       await api.register(people.routes);
       await api.register(safety.routes, {
         links: links.store,

@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 // @ts-expect-error autocannon ships no type declarations
 import autocannon from 'autocannon';
-import { COUNTRIES, REFERRERS, USER_AGENTS, pick } from './traffic.js';
+import { requestPicker, type LoadKind } from './traffic.js';
 
 /**
  * Load generator in its own process (pinned to the other core): 64 connections of random /s/ and /q/
  * redirects with varied headers. `amount` sends exactly that many requests and waits for every answer,
  * so "redirects served" is exact; `duration` runs for that many seconds.
  */
-const [url, slugFile, mode, value] = process.argv.slice(2) as [string, string, 'amount' | 'duration', string];
-const slugs = fs.readFileSync(slugFile, 'utf8').split('\n').filter(Boolean);
+const [url, slugFile, mode, value, kind = 'uniform'] = process.argv.slice(2) as [string, string, 'amount' | 'duration', string, LoadKind?];
+const next = requestPicker(kind, fs.readFileSync(slugFile, 'utf8').split('\n').filter(Boolean));
 
 const result = await autocannon({
   url,
@@ -18,14 +18,7 @@ const result = await autocannon({
   [mode]: Number(value),
   requests: [
     {
-      setupRequest: (request: Record<string, unknown>) => {
-        const referrer = pick(REFERRERS);
-        return {
-          ...request,
-          path: `/${Math.random() < 0.5 ? 's' : 'q'}/${pick(slugs)}`,
-          headers: { 'user-agent': pick(USER_AGENTS), 'cf-ipcountry': pick(COUNTRIES), ...(referrer ? { referer: referrer } : {}) },
-        };
-      },
+      setupRequest: (request: Record<string, unknown>) => ({ ...request, ...next() }),
     },
   ],
 });

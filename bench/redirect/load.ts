@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { cpuMs, LOAD_CORE, pinned, type Server } from './processes.js';
+import type { LoadKind } from './traffic.js';
 
 /** What one load run saw: requests/s, latency percentiles (ms), requests completed, server CPU per request (µs). */
 export interface Figures {
@@ -17,8 +18,8 @@ export const generator = hasWrk ? 'wrk, one thread' : 'autocannon (install wrk f
 
 const wrkArgs = (base: string, seconds: number) =>
   pinned(LOAD_CORE, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', path.join(import.meta.dirname, 'wrk.lua'), base]);
-const autocannonArgs = (base: string, slugFile: string, mode: 'amount' | 'duration', value: number) =>
-  pinned(LOAD_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'autocannon-load.ts'), base, slugFile, mode, String(value)]);
+const autocannonArgs = (base: string, slugFile: string, mode: 'amount' | 'duration', value: number, kind: LoadKind = 'uniform') =>
+  pinned(LOAD_CORE, [process.execPath, '--import', 'tsx', path.join(import.meta.dirname, 'autocannon-load.ts'), base, slugFile, mode, String(value), kind]);
 
 /** wrk's latency lines read like "50%  612.00us" or "99%    2.10ms". */
 function wrkMs(text: string, percentile: string): number {
@@ -46,19 +47,21 @@ function autocannonFigures(out: string): Omit<Figures, 'cpuUs'> & { redirects: n
 }
 
 /** `seconds` of load on one server from its own load generator; two of these may run at once. */
-function load(base: string, slugFile: string, seconds: number): Promise<Omit<Figures, 'cpuUs'>> {
-  const args = hasWrk ? wrkArgs(base, seconds) : autocannonArgs(base, slugFile, 'duration', seconds);
-  const child = spawn(args[0]!, args.slice(1), { env: { ...process.env, SLUGS_FILE: slugFile }, stdio: ['ignore', 'pipe', 'inherit'] });
+function load(base: string, slugFile: string, seconds: number, kind: LoadKind): Promise<Omit<Figures, 'cpuUs'>> {
+  // wrk.lua sends the uniform load only: the realistic one always comes from autocannon.
+  const wrk = hasWrk && kind === 'uniform';
+  const args = wrk ? wrkArgs(base, seconds) : autocannonArgs(base, slugFile, 'duration', seconds, kind);
+  const child = spawn(args[0]!, args.slice(1), { env: { ...process.env, SLUGS_FILE: slugFile, LOAD_KIND: kind }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   const closed = new Promise<void>((resolve, reject) => child.once('error', reject).once('close', () => resolve()));
-  return closed.then(() => (hasWrk ? wrkFigures(out) : autocannonFigures(out)));
+  return closed.then(() => (wrk ? wrkFigures(out) : autocannonFigures(out)));
 }
 
 /** Loads each server for `seconds`, all at once, and adds each one's CPU time per request. */
-export async function measure(servers: Server[], slugFile: string, seconds: number): Promise<Figures[]> {
+export async function measure(servers: Server[], slugFile: string, seconds: number, kind: LoadKind = 'uniform'): Promise<Figures[]> {
   const before = servers.map((s) => cpuMs(s.child.pid!));
-  const figures = await Promise.all(servers.map((s) => load(s.url, slugFile, seconds)));
+  const figures = await Promise.all(servers.map((s) => load(s.url, slugFile, seconds, kind)));
   return figures.map((f, i) => ({ ...f, cpuUs: ((cpuMs(servers[i]!.child.pid!) - before[i]!) * 1000) / f.requests }));
 }
 

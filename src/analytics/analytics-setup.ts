@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/database/database.js';
-import type { EventBus } from '../platform/events.js';
 import type { Clock } from '../platform/time.js';
 import type { LinkService } from '../links/link-service.js';
 import type { VisitSink } from '../links/fast-redirect.js';
@@ -9,8 +8,10 @@ import { VisitClassifier } from './classify.js';
 import { countryOf } from './country.js';
 import { VisitRecorder, type RecordingActivity } from './recorder.js';
 import { StatsService } from './stats-service.js';
+import { statsRoutes } from './stats-routes.js';
 import { KyselyRecordingStore } from './store/recording-store.js';
 import { KyselyStatsStore } from './store/stats-store.js';
+import { VisitorCodes } from './visitors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,15 +20,23 @@ declare module 'fastify' {
   }
 }
 
+export interface AnalyticsDeps {
+  config: Config;
+  database: Database;
+  links: LinkService;
+  now: Clock;
+  onActivity?: (activity: RecordingActivity) => void;
+  /** The day's salt of unique visitors (tests fix it). */
+  randomBytes?: (n: number) => Buffer;
+}
+
 /**
- * Wires visit recording and stats: the recorder starts flushing now, each flush that records visits
- * announces them as `visits.recorded`, and the app's onClose runs the final flush before
- * src/server.ts closes the database.
+ * Visit recording and stats. `visits` is the redirect's sink: it classifies the visit, works out the
+ * country and the visitor's code, and hands the visit to the recorder, which flushes about once a
+ * second from now on (its timer); the app's onClose runs the final flush before src/server.ts closes
+ * the database. `routes` are the stats endpoints, `recording` what billing reads of an account's month.
  */
-export async function setUpAnalytics(
-  app: FastifyInstance,
-  deps: { config: Config; database: Database; links: LinkService; events: EventBus; now: Clock; onActivity?: (activity: RecordingActivity) => void },
-) {
+export function setUpAnalytics(app: FastifyInstance, deps: AnalyticsDeps) {
   const { config, database, now } = deps;
   const settings = config.analytics;
   const recorder = new VisitRecorder({
@@ -39,20 +48,29 @@ export async function setUpAnalytics(
     bufferMaxVisits: settings.bufferMaxVisits,
     onError: (error) => app.log.warn({ err: error }, 'visit recording: flush failed, will retry'),
     onActivity: deps.onActivity,
-    onRecorded: (event) => deps.events.emit('visits.recorded', event),
   });
   recorder.start();
   app.decorate('visitRecorder', recorder);
   app.addHook('onClose', async () => recorder.stop());
   const statsStore = new KyselyStatsStore(database, config.limits.freeVisitsPerMonth);
   const classifier = new VisitClassifier();
+  const codes = new VisitorCodes(deps.randomBytes);
   const country = countryOf(settings.countryHeader);
   const countryHeader = settings.countryHeader;
   const visits: VisitSink = (headers, address, link, source, time) => {
     const edge = countryHeader === undefined ? undefined : headers[countryHeader];
-    const visitor = classifier.userAgent(headers['user-agent']);
-    const referrer = classifier.referrer(headers.referer);
-    recorder.record(link, source, country(typeof edge === 'string' ? edge : undefined, address), visitor, referrer, time);
+    const userAgent = headers['user-agent'] ?? '';
+    recorder.record({
+      link,
+      time,
+      source,
+      agent: classifier.userAgent(userAgent),
+      country: country(typeof edge === 'string' ? edge : undefined, address),
+      referrer: classifier.referrer(headers.referer),
+      visitor: codes.code(address, userAgent, time),
+    });
   };
-  return { visits, stats: new StatsService({ links: deps.links, store: statsStore, now }), recording: statsStore };
+  const stats = new StatsService({ links: deps.links, store: statsStore, now });
+  const routes = (api: FastifyInstance) => api.register(statsRoutes, { stats });
+  return { visits, stats, routes, recording: statsStore, recorder };
 }

@@ -39,6 +39,12 @@ export class VisitClassifier {
 }
 
 /**
+ * Link-preview fetchers of chat and social apps that `isbot` does not know: their fetch is a bot's,
+ * whichever person shared the link.
+ */
+const PREVIEW_FETCHERS = /kakaotalk-scrap|tumblr|linkpreview|link preview|urlpreview|whatsapp|telegrambot|discordbot|slackbot|skypeuripreview/i;
+
+/**
  * Browser names reported, as ua-parser-js spells them; anything else is "other". ua-parser-js's
  * generic patterns return whatever token a client sends ("gObRoWsEr"), so without a fixed list a client
  * could split the stats by capitalisation and grow the rollups' browser counts without bound.
@@ -54,11 +60,19 @@ const BROWSERS = new Map(
   ].map((name) => [name.toLowerCase(), name]),
 );
 
+/** Operating systems reported, as ua-parser-js spells them (a fixed list, as for browsers); anything else is "other". */
+// prettier-ignore
+const SYSTEMS = new Map(
+  ['iOS', 'Android', 'Windows', 'Mac OS', 'Linux', 'Ubuntu', 'Debian', 'Fedora', 'Chromium OS', 'HarmonyOS', 'KaiOS', 'Tizen', 'watchOS', 'Windows Phone', 'BlackBerry', 'FreeBSD']
+    .map((name) => [name.toLowerCase(), name]),
+);
+
 export function classifyAgent(ua: string): VisitClass {
   const result = new UAParser(ua).getResult();
   const browser = BROWSERS.get((result.browser.name ?? '').toLowerCase()) ?? 'other';
-  if (isbot(ua)) return { device: 'bot', browser, bot: true };
-  return { device: deviceClass(result.device.type, Boolean(result.os.name || result.browser.name)), browser, bot: false };
+  const os = SYSTEMS.get((result.os.name ?? '').toLowerCase()) ?? 'other';
+  if (isbot(ua) || PREVIEW_FETCHERS.test(ua)) return { device: 'bot', browser, os, bot: true };
+  return { device: deviceClass(result.device.type, Boolean(result.os.name || result.browser.name)), browser, os, bot: false };
 }
 
 function deviceClass(type: string | undefined, recognised: boolean): DeviceClass {

@@ -1,4 +1,12 @@
-import type { Gap, RollupRow } from './ports.js';
+import type { Gap } from './ports.js';
+
+/** One aggregated row: a day's visits of one dimension value. */
+export interface CsvRow {
+  day: string;
+  dimension: string;
+  value: string;
+  count: number;
+}
 
 /** The documented CSV header (docs/decisions.md, "Analytics"). */
 export const CSV_HEADER = 'kind,date,dimension,value,count,gap_from,gap_to,gap_reason';
@@ -26,7 +34,7 @@ export function csvCell(value: string): string {
 }
 
 /** One row per day and dimension value, then one row per gap; times of gaps are Unix milliseconds. */
-export function toCsv(rows: RollupRow[], gaps: Gap[]): string {
+export function toCsv(rows: CsvRow[], gaps: Gap[]): string {
   const lines = [CSV_HEADER];
   for (const r of rows) lines.push(`visits,${r.day},${csvCell(r.dimension)},${csvCell(r.value)},${r.count},,,`);
   for (const g of gaps) lines.push(`gap,,,,,${g.from},${g.to},${csvCell(g.reason)}`);

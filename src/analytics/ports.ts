@@ -2,16 +2,11 @@
  * What analytics asks of storage, and the shapes it hands over. The stores implement these for SQLite
  * and PostgreSQL; nothing here knows a driver.
  */
-import type { DayVisits } from './visits.js';
-
 export type Source = 's' | 'q';
 export const DEVICE_CLASSES = ['mobile', 'tablet', 'desktop', 'bot', 'other'] as const;
 export type DeviceClass = (typeof DEVICE_CLASSES)[number];
-export const GAP_REASONS = ['allowance_used_up', 'daily_ceiling_reached', 'recording_unavailable'] as const;
+export const GAP_REASONS = ['allowance_used_up', 'daily_ceiling_reached', 'bot_ceiling_reached', 'recording_unavailable'] as const;
 export type GapReason = (typeof GAP_REASONS)[number];
-/** Rollup dimensions; `source` doubles as the daily total (every visit has exactly one source). */
-export const DIMENSIONS = ['source', 'country', 'device', 'browser', 'referrer', 'bot'] as const;
-export type Dimension = (typeof DIMENSIONS)[number];
 
 /** A link as the redirect path hands it to the recorder. */
 export interface LinkRef {
@@ -24,18 +19,21 @@ export interface LinkRef {
 export interface VisitClass {
   device: DeviceClass;
   browser: string;
+  os: string;
   bot: boolean;
 }
 
-/** Visits per dimension and value, in memory: one Map per dimension. */
-export type CountMaps = Record<Dimension, Map<string, number>>;
-export type Counts = Partial<CountMaps>;
-
-/**
- * A rollup row's counts as its JSON keeps them: per dimension, values and their visits in turn
- * (`{"country":["DE",3,"FR",1]}`). Arrays parse about twice as fast as objects keyed by value (ADR 0056).
- */
-export type StoredCounts = Partial<Record<Dimension, (string | number)[]>>;
+/** A visit held until its flush: what is counted of it, and nothing that names the visitor. */
+export interface Visit {
+  link: LinkRef;
+  time: number;
+  source: Source;
+  agent: VisitClass;
+  country: string;
+  referrer: string;
+  /** The visitor's code under the day's salt (visitors.ts). */
+  visitor: number;
+}
 
 /** Visits of one link that were not recorded, and the span of time they fell in. */
 export interface Shortfall {
@@ -49,17 +47,7 @@ export interface Shortfall {
 export interface RecordingLimits {
   freeVisitsPerMonth: number;
   trackingDailyLimit: number;
-}
-
-/** One link's visits of one UTC day that a flush recorded. */
-export interface Recorded {
-  linkId: string;
-  /** The link's account (trial links: TRIAL_GROUP). */
-  account: string;
-  day: string;
-  visits: number;
-  /** What the visits add to the link's rollup row of the day (through /s/, through /q/, every dimension), summed when asked. */
-  rollup(): { s: number; q: number; counts: CountMaps };
+  trackingDailyBotLimit: number;
 }
 
 export interface FlushBatch {
@@ -67,22 +55,19 @@ export interface FlushBatch {
   startedAt: number;
   /** Flush time: every visit this instance received before it is in this batch or already flushed. */
   now: number;
-  /** One entry per UTC day, ascending. */
-  days: DayVisits[];
+  /** In the order they arrived. */
+  visits: Visit[];
   /** Visits dropped because the buffer was full while the database was failing. */
   dropped: Shortfall[];
   limits: RecordingLimits;
 }
 
 export interface RecordingStore {
-  /**
-   * One transaction: allowance and ceiling checks, the rollups and links' visits, gaps, heartbeat.
-   * Returns the visits recorded per link.
-   */
-  flush(batch: FlushBatch): Promise<Map<string, number>>;
+  /** One transaction: allowances and ceilings, counts, links' visits, visitors, gaps, heartbeat. Returns the visits recorded. */
+  flush(batch: FlushBatch): Promise<Visit[]>;
   /** A heartbeat; `flushedTo` when every visit before it is recorded, else it stays where it was. */
   beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void>;
-  /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap until recording resumed (visit-gaps.ts). */
+  /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap (visit-gaps.ts). */
   reapSilent(staleBefore: number, now: number, self: string): Promise<number>;
   leave(instanceId: string): Promise<void>;
 }
@@ -93,30 +78,29 @@ export interface Gap {
   reason: GapReason;
 }
 
-export interface RollupRow {
+/** Counts of one UTC day, dimension and value: [through /s/, through /q/, bots through /s/, bots through /q/]. */
+export interface CountRow {
   day: string;
-  dimension: Dimension;
+  dimension: string;
   value: string;
-  count: number;
-}
-
-/** A link's visits of one UTC day, from its rollup rows (one per writer). */
-export interface DayCounts {
-  day: string;
-  s: number;
-  q: number;
-  /** The counts of each of the day's rows, as stored; sum them with addCounts. */
-  counts: StoredCounts[];
+  n: [number, number, number, number];
 }
 
 export interface StatsStore {
-  /** The link's rollup rows of [fromDay, toDay], by day; `counts` only when asked for (else empty). */
-  days(linkId: string, fromDay: string, toDay: string, withCounts: boolean): Promise<DayCounts[]>;
+  /** The link's counts of the UTC days [fromDay, toDay], of the dimensions named. */
+  counts(linkId: string, fromDay: string, toDay: string, dimensions: readonly string[]): Promise<CountRow[]>;
+  /** Per link of the account whose tags hold `tag`: its `time` counts of [fromDay, toDay]. */
+  tagCounts(accountId: string, tag: string, fromDay: string, toDay: string): Promise<{ links: TaggedLink[]; rows: (CountRow & { linkId: string })[] }>;
+  /** Unique-visitor sketches of the link's UTC days [fromDay, toDay], by day, source and class. */
+  visitors(linkId: string, fromDay: string, toDay: string): Promise<{ day: string; source: Source; bot: boolean; sketch: Uint8Array }[]>;
   /** Gaps of this link, and service-wide gaps after it was created, overlapping [from, to]. */
   gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]>;
-  /**
-   * The time before which every running instance's visits are counted (undefined while no instance
-   * runs), and a number that changes whenever a flush adds to a day before its own today.
-   */
-  freshness(): Promise<{ refreshedAt: number | undefined; pastVersion: number }>;
+  /** The time before which every running instance's visits are counted (undefined while no instance runs). */
+  refreshedAt(): Promise<number | undefined>;
+}
+
+export interface TaggedLink {
+  id: string;
+  slug: string;
+  title: string;
 }

@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
 import type { Clock } from '../platform/time.js';
-import type { VisitsRecorded } from '../platform/events.js';
-import type { LinkRef, RecordingLimits, RecordingStore, Shortfall, Source, VisitClass } from './ports.js';
-import { addShortfall, PendingVisits } from './visits.js';
+import { addShortfall } from './counts.js';
+import type { RecordingLimits, RecordingStore, Shortfall, Visit } from './ports.js';
 
 export interface RecorderOptions {
   store: RecordingStore;
@@ -15,11 +14,9 @@ export interface RecorderOptions {
   onError: (error: unknown) => void;
   /** Told after every flush (the /metrics endpoint's durations and visit counts). */
   onActivity?: (activity: RecordingActivity) => void;
-  /** Told after every flush that recorded visits (the event seam's visits.recorded). */
-  onRecorded?: (event: VisitsRecorded) => void;
 }
 
-/** One flush: its duration, success, and visits recorded, refused (allowance, ceiling) and dropped (a gap). */
+/** One flush: its duration, success, and visits recorded, refused (allowance, ceilings) and dropped (a gap). */
 export interface RecordingActivity {
   seconds: number;
   ok: boolean;
@@ -29,46 +26,39 @@ export interface RecordingActivity {
 }
 
 /**
- * After a flush that started at S and took D ms, the next is due a flush interval after S, or at S + 20 × D
- * (recording takes about a twentieth of the event loop), but no later than S + 2.5 s (freshness), and, past
- * a few milliseconds, no sooner than 1 s after its end (ADR 0042). At ordinary load flushes take
- * milliseconds and run every flush interval.
- */
-const FLUSH_SPACING = 20;
-const MAX_FLUSH_PERIOD_MS = 2500;
-const MIN_FLUSH_GAP_MS = 1000;
-
-/**
- * Records visits off the redirect's critical path: `record` appends a visit in memory (visits.ts), and a
- * flush transaction applies the allowances, writes the rollups and the heartbeat. A failed flush keeps its
- * visits for the next; past `bufferMaxVisits` held, visits are dropped and reported as a gap.
+ * Records visits off the redirect's critical path: `record` appends a visit to a list, and about once
+ * a second a flush transaction (the store) grants what the allowances and ceilings allow, adds the
+ * recorded visits to the counts and writes the heartbeat. The next flush starts a flush interval after
+ * the last one started, but never sooner than that interval after it ended: under load flushes space
+ * themselves out by their own length. A failed flush keeps its visits for the next one.
  */
 export class VisitRecorder {
   readonly instanceId = crypto.randomUUID();
-  private pending = new PendingVisits();
-  /** Visits of the flush under way. */
+  private pending: Visit[] = [];
+  /** Bot visits waiting: they are held only up to what the bot ceiling could record anyway. */
+  private pendingBots = 0;
   private inFlight = 0;
   private dropped = new Map<string, Shortfall>();
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private startedAt = 0;
-  private nextFlushAt = 0;
   private lastReap = -Infinity;
 
   constructor(private readonly o: RecorderOptions) {}
 
-  /** A visit at time `t` (the redirect's clock reading). */
-  record(link: LinkRef, source: Source, country: string, visitor: VisitClass, referrer: string, t: number): void {
-    if (this.pending.visits + this.inFlight >= this.o.bufferMaxVisits)
-      return addShortfall(this.dropped, { linkId: link.id, reason: 'recording_unavailable', count: 1, from: t, to: t });
-    this.pending.add(link, source, country, visitor, referrer, t);
+  record(visit: Visit): void {
+    if (visit.agent.bot && this.pendingBots >= this.o.limits.trackingDailyBotLimit)
+      return addShortfall(this.dropped, { linkId: visit.link.id, reason: 'bot_ceiling_reached', count: 1, from: visit.time, to: visit.time });
+    if (this.pending.length + this.inFlight >= this.o.bufferMaxVisits)
+      return addShortfall(this.dropped, { linkId: visit.link.id, reason: 'recording_unavailable', count: 1, from: visit.time, to: visit.time });
+    this.pending.push(visit);
+    if (visit.agent.bot) this.pendingBots++;
   }
 
-  /** Registers this instance, reports instances that died silently, and starts the steps. */
   start(): void {
     this.startedAt = this.o.now();
-    this.schedule(0, true);
+    this.schedule(0);
   }
 
   /** Flushes everything recorded so far (tests, shutdown); rejects when the flush fails. */
@@ -87,28 +77,23 @@ export class VisitRecorder {
     }).catch(this.o.onError);
   }
 
-  /**
-   * One step at a time, each scheduled when the one before ends: at the flush's due time when that comes
-   * within a flush interval (a step that flushes, if visits wait), else a flush interval on (a heartbeat).
-   */
-  private schedule(ms: number, flush: boolean): void {
+  private schedule(ms: number): void {
     this.timer = setTimeout(() => {
-      this.serial(() => this.step(flush))
+      const started = performance.now();
+      this.serial(() => this.step())
         .catch(this.o.onError)
         .finally(() => {
-          const due = this.nextFlushAt - performance.now();
-          // A flush overdue with visits waiting runs at once; with none, the next step is a flush interval on.
-          const ms = due > 0 ? Math.min(due, this.o.flushIntervalMs) : this.waiting ? 0 : this.o.flushIntervalMs;
-          if (!this.stopped) this.schedule(ms, due <= this.o.flushIntervalMs);
+          const ended = performance.now();
+          const due = Math.max(started + this.o.flushIntervalMs, ended + Math.min(this.o.flushIntervalMs, ended - started)) - ended;
+          if (!this.stopped) this.schedule(due);
         });
     }, ms);
     this.timer.unref();
   }
 
-  /** A flush, or with visits waiting for their due time a heartbeat; then, every heartbeat interval, the reaping of dead instances. */
-  private async step(flush: boolean): Promise<void> {
-    if (flush || !this.waiting) await this.flushOnce();
-    else await this.o.store.beat(this.instanceId, this.startedAt, this.o.now());
+  /** A flush (with nothing waiting, a heartbeat); every heartbeat interval, the reaping of dead instances. */
+  private async step(): Promise<void> {
+    await this.flushOnce();
     // Timed by the monotonic clock: a wall clock set back must not stop the reaping.
     if (performance.now() - this.lastReap < this.o.heartbeatIntervalMs) return;
     this.lastReap = performance.now();
@@ -117,33 +102,28 @@ export class VisitRecorder {
     await this.o.store.reapSilent(now - 3 * Math.max(this.o.heartbeatIntervalMs, this.o.flushIntervalMs), now, this.instanceId);
   }
 
-  /** One flush transaction (with nothing waiting, a heartbeat); on failure its visits wait for the next one. Returns success. */
+  /** One flush transaction; on failure its visits wait, ahead of newer ones, for the next. Returns success. */
   private async flushOnce(): Promise<boolean> {
     const now = this.o.now();
-    if (!this.waiting) {
+    if (this.pending.length === 0 && this.dropped.size === 0) {
       await this.o.store.beat(this.instanceId, this.startedAt, now, now);
       return true;
     }
-    const batch = this.pending;
+    const visits = this.pending;
     const dropped = [...this.dropped.values()];
-    this.pending = new PendingVisits();
+    this.pending = [];
+    this.pendingBots = 0;
     this.dropped = new Map();
-    this.inFlight = batch.visits;
+    this.inFlight = visits.length;
     const started = performance.now();
-    let perLink: Map<string, number>;
     try {
-      perLink = await this.o.store.flush({
-        instanceId: this.instanceId,
-        startedAt: this.startedAt,
-        now,
-        days: await batch.tallied(),
-        dropped,
-        limits: this.o.limits,
-      });
+      const recorded = await this.o.store.flush({ instanceId: this.instanceId, startedAt: this.startedAt, now, visits, dropped, limits: this.o.limits });
+      const lost = dropped.reduce((n, s) => n + s.count, 0);
+      this.report(started, true, recorded.length, visits.length - recorded.length, lost);
+      return true;
     } catch (error) {
-      // Older visits first: the order in which allowances grant them.
-      batch.append(this.pending);
-      this.pending = batch;
+      this.pending = visits.concat(this.pending);
+      this.pendingBots = this.pending.filter((v) => v.agent.bot).length;
       for (const s of dropped) addShortfall(this.dropped, s);
       this.report(started, false, 0, 0, 0);
       this.o.onError(error);
@@ -151,29 +131,10 @@ export class VisitRecorder {
     } finally {
       this.inFlight = 0;
     }
-    let visits = 0;
-    for (const n of perLink.values()) visits += n;
-    const lost = dropped.reduce((n, s) => n + s.count, 0);
-    this.report(started, true, visits, batch.visits - visits, lost);
-    if (perLink.size > 0) this.o.onRecorded?.({ at: now, links: [...perLink].map(([linkId, n]) => ({ linkId, visits: n })) });
-    return true;
   }
 
   private report(started: number, ok: boolean, recorded: number, refused: number, dropped: number): void {
-    const ended = performance.now();
-    const ms = ended - started;
-    const spacing = FLUSH_SPACING * ms;
-    this.nextFlushAt = Math.max(
-      started + this.o.flushIntervalMs,
-      started + Math.min(spacing, MAX_FLUSH_PERIOD_MS),
-      ended + Math.min(spacing, MIN_FLUSH_GAP_MS),
-    );
-    this.o.onActivity?.({ seconds: ms / 1000, ok, recorded, refused, dropped });
-  }
-
-  /** Visits, or visits not recorded, that the next flush takes. */
-  private get waiting(): boolean {
-    return this.pending.visits > 0 || this.dropped.size > 0;
+    this.o.onActivity?.({ seconds: (performance.now() - started) / 1000, ok, recorded, refused, dropped });
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

@@ -1,119 +1,148 @@
 import type { Static } from '@sinclair/typebox';
-import { LRUCache } from 'lru-cache';
 import type { LinkService } from '../links/link-service.js';
-import type { Principal } from '../platform/auth/principal.js';
-import { DAY_MS, utcDay, type Clock } from '../platform/time.js';
-import { toCsv } from './csv.js';
+import { requireAccount, type Principal } from '../platform/auth/principal.js';
+import { AppError } from '../platform/errors.js';
 import { API_LIMITS } from '../platform/api-limits.js';
-import type { Counts, DayCounts, DeviceClass, Dimension, RollupRow, StatsStore } from './ports.js';
-import { addCounts, countRows } from './store/rollups.js';
-import type { Stats } from './stats-schemas.js';
-
-/** Referrers listed by name; the rest are summed into one "other" entry. */
-export const TOP_REFERRERS = API_LIMITS.stats.topReferrers;
-
-/** The dimensions stats JSON totals over the window. */
-const TOTALS: Dimension[] = ['country', 'device', 'referrer'];
+import type { Clock } from '../platform/time.js';
+import { toCsv, type CsvRow } from './csv.js';
+import type { CountRow, StatsStore } from './ports.js';
+import type { Stats, TagStats } from './stats-schemas.js';
+import { StatsWindow, type Day, type StatsRequest } from './stats-window.js';
+import { decode, estimate, merge, type Registers } from './visitors.js';
+import { isZone } from './zones.js';
 
 export type StatsResult = Static<typeof Stats>;
-type DailyStats = StatsResult['daily'][number];
+type TagStatsResult = Static<typeof TagStats>;
 
-/** The window of a stats request: the last `days` UTC days, today included, up to now. */
-function windowOf(now: number, days: number) {
-  const from = Math.floor(now / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
-  return { from, to: now, fromDay: utcDay(from), toDay: utcDay(now) };
-}
+/** Breakdowns of the answer, kept per UTC day (counts.ts). */
+const BREAKDOWNS = ['country', 'device', 'browser', 'os', 'referrer'] as const;
+const TOP_REFERRERS = API_LIMITS.stats.topReferrers;
 
-/** The window's days before yesterday: their daily series and totals. */
-interface Settled {
-  days: DayCounts[];
-  totals: Counts;
-}
+type Totals = Map<string, Map<string, number>>;
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Values by count (descending), then by value so equal counts come out in a stable order. */
+const sorted = (counts: Map<string, number> | undefined) => [...(counts ?? [])].filter(([, n]) => n > 0).sort(([a, m], [b, n]) => n - m || compare(a, b));
 
 export class StatsService {
-  /**
-   * Flushes add to today's rollups every second or so, but to earlier days only around midnight or
-   * after an outage (the store's pastVersion moves then). So a read sums the days before yesterday
-   * once and keeps that sum, and reads yesterday and today anew: a dashboard polling a busy link reads
-   * two rows, not ninety.
-   */
-  private readonly settled = new LRUCache<string, Settled>({ max: 500 });
-
   constructor(private readonly deps: { links: LinkService; store: StatsStore; now: Clock }) {}
 
-  async json(principal: Principal, linkId: string, days: number): Promise<StatsResult> {
-    const w = windowOf(this.deps.now(), days);
-    // Freshness is the same for every link: read while access is checked, it saves a round trip.
-    const [link, fresh] = await Promise.all([this.deps.links.access(principal, linkId, 'analytics:read'), this.deps.store.freshness()]);
-    const recentFrom = Math.max(w.from, w.to - (w.to % DAY_MS) - DAY_MS);
-    const [gaps, settled, recent] = await Promise.all([
-      this.deps.store.gaps(link.id, w.from, w.to, link.createdAt),
-      this.settledDays(link.id, w.from, recentFrom, fresh.pastVersion),
-      this.deps.store.days(link.id, utcDay(recentFrom), w.toDay, true),
+  async json(principal: Principal, linkId: string, request: StatsRequest): Promise<StatsResult> {
+    const w = this.window(request);
+    const link = await this.deps.links.access(principal, linkId, 'analytics:read');
+    const [rows, visitors, gaps, refreshedAt] = await Promise.all([
+      this.deps.store.counts(link.id, w.fromDay, w.toDay, ['time', ...BREAKDOWNS]),
+      this.visitors(link.id, w),
+      this.gaps(link.id, link.createdAt, w),
+      this.deps.store.refreshedAt(),
     ]);
-    const totals: Counts = {};
-    for (const dimension of TOTALS) totals[dimension] = new Map(settled.totals[dimension]);
-    for (const day of recent) addCounts(totals, day.counts, TOTALS);
-    const daily = dailySeries(w.from, days, [...settled.days, ...recent]);
-    // Another instance's clock may run ahead of this one's: never later than the answer's own time.
-    const refreshedAt = Math.min(fresh.refreshedAt ?? w.to, w.to);
-    const of = (dimension: Dimension) => countRows('', { [dimension]: totals[dimension] }).sort(byCount);
+    const daily = w.daily(rows).map((day) => ({ ...day, visitors: visitors.get(day.date) ?? 0 }));
+    const totals = breakdowns(rows, w);
+    const devices = [
+      ...sorted(totals.get('device')).map(([device, count]) => ({ device: device as 'mobile', count })),
+      ...sorted(totals.get('browser')).map(([browser, count]) => ({ browser, count })),
+      ...sorted(totals.get('os')).map(([os, count]) => ({ os, count })),
+    ];
+    const referrers = sorted(totals.get('referrer'));
+    const rest = referrers.slice(TOP_REFERRERS).reduce((n, [, count]) => n + count, 0);
     return {
       from: w.from,
       to: w.to,
-      refreshedAt,
+      // Another instance's clock may run ahead of this one's: never later than the answer's own time.
+      refreshedAt: Math.min(refreshedAt ?? w.to, w.to),
       total: daily.reduce((n, d) => n + d.total, 0),
       daily,
-      countries: of('country').map((r) => ({ country: r.value, count: r.count })),
-      devices: of('device').map((r) => ({ device: r.value as DeviceClass, count: r.count })),
-      referrers: topReferrers(of('referrer')),
+      countries: sorted(totals.get('country')).map(([country, count]) => ({ country, count })),
+      devices,
+      referrers: [
+        ...referrers.slice(0, TOP_REFERRERS).map(([referrer, count]) => ({ referrer, count })),
+        ...(rest > 0 ? [{ referrer: 'other', count: rest }] : []),
+      ],
       gaps,
     };
   }
 
-  /** The days of [from, until) and their totals, from the cache while no flush added to them. */
-  private async settledDays(linkId: string, from: number, until: number, pastVersion: number): Promise<Settled> {
-    if (until <= from) return { days: [], totals: {} };
-    const key = `${linkId}|${from}|${until}|${pastVersion}`;
-    const known = this.settled.get(key);
-    if (known !== undefined) return known;
-    const days = await this.deps.store.days(linkId, utcDay(from), utcDay(until - DAY_MS), true);
-    const totals: Counts = {};
-    for (const day of days) addCounts(totals, day.counts, TOTALS);
-    const settled = { days: days.map((d) => ({ ...d, counts: [] })), totals };
-    this.settled.set(key, settled);
-    return settled;
-  }
-
-  async csv(principal: Principal, linkId: string, days: number): Promise<{ filename: string; body: string }> {
+  async csv(principal: Principal, linkId: string, request: StatsRequest): Promise<{ filename: string; body: string }> {
+    const w = this.window(request);
     const link = await this.deps.links.access(principal, linkId, 'analytics:read');
-    const w = windowOf(this.deps.now(), days);
-    const [rows, gaps] = await Promise.all([
-      this.deps.store.days(link.id, w.fromDay, w.toDay, true),
-      this.deps.store.gaps(link.id, w.from, w.to, link.createdAt),
+    const [rows, visitors, gaps] = await Promise.all([
+      this.deps.store.counts(link.id, w.fromDay, w.toDay, ['time', ...BREAKDOWNS]),
+      this.visitors(link.id, w),
+      this.gaps(link.id, link.createdAt, w),
     ]);
-    const values = rows.flatMap((d) => countRows(d.day, addCounts({}, d.counts)).sort(byDimensionAndValue));
-    return { filename: `stats-${link.slug}-${w.fromDay}-${w.toDay}.csv`, body: toCsv(values, gaps) };
+    const lines: CsvRow[] = w.daily(rows).flatMap((day) => dayRows({ ...day, visitors: visitors.get(day.date) ?? 0 }));
+    for (const row of rows) {
+      const count = w.sum(row);
+      if (row.dimension !== 'time' && count > 0) lines.push({ day: row.day, dimension: row.dimension, value: row.value, count });
+    }
+    lines.sort((a, b) => compare(a.day, b.day) || compare(a.dimension, b.dimension) || compare(a.value, b.value));
+    return { filename: `stats-${link.slug}-${w.dates[0]}-${w.dates.at(-1)}.csv`, body: toCsv(lines, gaps) };
+  }
+
+  /** Per-link totals, and by source, of every link of the caller's account with the tag. */
+  async tag(principal: Principal, tag: string, request: StatsRequest): Promise<TagStatsResult> {
+    const w = this.window(request);
+    const { accountId } = requireAccount(principal, 'analytics:read');
+    const [{ links, rows }, refreshedAt] = await Promise.all([this.deps.store.tagCounts(accountId, tag, w.fromDay, w.toDay), this.deps.store.refreshedAt()]);
+    const byLink = new Map<string, CountRow[]>();
+    for (const row of rows) byLink.set(row.linkId, [...(byLink.get(row.linkId) ?? []), row]);
+    const listed = links.map((link) => {
+      const days = w.daily(byLink.get(link.id) ?? []);
+      const s = days.reduce((n, d) => n + d.s, 0);
+      const q = days.reduce((n, d) => n + d.q, 0);
+      return { id: link.id, slug: link.slug, title: link.title, total: s + q, s, q };
+    });
+    listed.sort((a, b) => b.total - a.total || compare(a.slug, b.slug));
+    const s = listed.reduce((n, l) => n + l.s, 0);
+    const q = listed.reduce((n, l) => n + l.q, 0);
+    return { tag, from: w.from, to: w.to, refreshedAt: Math.min(refreshedAt ?? w.to, w.to), total: s + q, s, q, links: listed };
+  }
+
+  private window(request: StatsRequest): StatsWindow {
+    if (request.tz !== undefined && !isZone(request.tz)) throw new AppError('invalid_request');
+    return new StatsWindow(request, this.deps.now());
+  }
+
+  /** Gaps of the window; gaps of bot visits only when bots are counted. */
+  private async gaps(linkId: string, createdAt: number, w: StatsWindow) {
+    const gaps = await this.deps.store.gaps(linkId, w.from, w.to, createdAt);
+    return w.request.bots === 'include' ? gaps : gaps.filter((g) => g.reason !== 'bot_ceiling_reached');
+  }
+
+  /**
+   * Unique visitors per date: the salt changes at midnight UTC, so each UTC day has its sketch, shown
+   * on the date of the same name; the sketches of the sources and classes asked for are merged.
+   */
+  private async visitors(linkId: string, w: StatsWindow): Promise<Map<string, number>> {
+    const sketches = new Map<string, Registers>();
+    for (const row of await this.deps.store.visitors(linkId, w.fromDay, w.toDay)) {
+      if (!w.columns.includes((row.source === 'q' ? 1 : 0) + (row.bot ? 2 : 0))) continue;
+      const into = sketches.get(row.day) ?? sketches.set(row.day, new Map()).get(row.day)!;
+      merge(into, decode(row.sketch));
+    }
+    return new Map([...sketches].map(([day, sketch]) => [day, estimate(sketch)]));
   }
 }
 
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-/** Sorted by count (descending), then by value so equal counts come out in a stable order. */
-const byCount = (a: RollupRow, b: RollupRow) => b.count - a.count || compare(a.value, b.value);
-const byDimensionAndValue = (a: RollupRow, b: RollupRow) => compare(a.dimension, b.dimension) || compare(a.value, b.value);
-
-/** Every UTC day of the window, zeros included, with the /s/ and /q/ split (`rows` has one entry per day). */
-function dailySeries(from: number, days: number, rows: DayCounts[]): DailyStats[] {
-  const byDay = new Map(rows.map((row) => [row.day, row]));
-  return Array.from({ length: days }, (_, i) => {
-    const date = utcDay(from + i * DAY_MS);
-    const { s, q } = byDay.get(date) ?? { s: 0, q: 0 };
-    return { date, total: s + q, s, q };
-  });
+/** The window's totals per breakdown and value. */
+function breakdowns(rows: CountRow[], w: StatsWindow): Totals {
+  const totals: Totals = new Map();
+  for (const row of rows) {
+    if (row.dimension === 'time') continue;
+    const values = totals.get(row.dimension) ?? totals.set(row.dimension, new Map()).get(row.dimension)!;
+    values.set(row.value, (values.get(row.value) ?? 0) + w.sum(row));
+  }
+  return totals;
 }
 
-function topReferrers(sorted: RollupRow[]): { referrer: string; count: number }[] {
-  const top = sorted.slice(0, TOP_REFERRERS).map((r) => ({ referrer: r.value, count: r.count }));
-  const rest = sorted.slice(TOP_REFERRERS).reduce((n, r) => n + r.count, 0);
-  return rest > 0 ? [...top, { referrer: 'other', count: rest }] : top;
+/** A day's CSV rows of its own: sources, bots, hours and unique visitors. */
+function dayRows(day: Day): CsvRow[] {
+  const rows: CsvRow[] = [
+    { day: day.date, dimension: 'source', value: 's', count: day.s },
+    { day: day.date, dimension: 'source', value: 'q', count: day.q },
+    { day: day.date, dimension: 'bot', value: 'yes', count: day.bots },
+    { day: day.date, dimension: 'bot', value: 'no', count: day.total - day.bots },
+    { day: day.date, dimension: 'visitors', value: 'unique', count: day.visitors },
+    ...day.hours.map((count, hour) => ({ day: day.date, dimension: 'hour', value: String(hour).padStart(2, '0'), count })),
+  ];
+  return rows.filter((r) => r.count > 0);
 }

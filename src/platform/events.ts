@@ -11,17 +11,9 @@ export interface LinkEvent {
   accountId: string | null;
 }
 
-/** Visits one flush wrote, per link: what a live view adds to the counts it shows. */
-export interface VisitsRecorded {
-  /** When the flush committed (Unix milliseconds). */
-  at: number;
-  links: { linkId: string; visits: number }[];
-}
-
 export interface ServiceEvents {
   'link.created': LinkEvent;
   'link.changed': LinkEvent;
-  'visits.recorded': VisitsRecorded;
 }
 
 type Listener<E extends keyof ServiceEvents> = (event: ServiceEvents[E]) => void;

@@ -2,117 +2,129 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { classifyAgent, referrerHost, VisitClassifier } from '../../src/analytics/classify.js';
+import { choose, countRows, demand, quarterOf } from '../../src/analytics/counts.js';
 import { CSV_HEADER, toCsv } from '../../src/analytics/csv.js';
-import type { Recorded } from '../../src/analytics/ports.js';
-import { DayVisits } from '../../src/analytics/visits.js';
+import type { Visit } from '../../src/analytics/ports.js';
 import { ResettingCache } from '../../src/platform/resetting-cache.js';
 import { UA } from '../helpers/analytics.js';
 
-const mobile = { device: 'mobile' as const, browser: 'Chrome', bot: false };
-const crawler = { device: 'bot' as const, browser: 'other', bot: true };
+const T = Date.UTC(2026, 10, 15, 12, 7);
+const person = { device: 'mobile' as const, browser: 'Mobile Safari', os: 'iOS', bot: false };
+const crawler = { device: 'bot' as const, browser: 'other', os: 'other', bot: true };
 
-/** A recorded link's counts per dimension, as plain objects. */
-const counts = (recorded: Recorded) => {
-  const maps = recorded.rollup().counts;
-  return Object.fromEntries(Object.entries(maps).map(([dimension, values]) => [dimension, Object.fromEntries(values)]));
-};
+/** Visits in arrival order: [link, account, country, bot?, source?]. */
+const visits = (list: [string, string | null, string, boolean?, ('s' | 'q')?][]): Visit[] =>
+  list.map(([id, accountId, country, bot, source], i) => ({
+    link: { id, accountId },
+    time: T + i,
+    source: source ?? 's',
+    agent: bot ? crawler : person,
+    country,
+    referrer: 'direct',
+    visitor: i,
+  }));
 
-/** Visits in arrival order, as [link, account, country] triples, tallied. */
-async function day(visits: [string, string | null, string][]): Promise<DayVisits> {
-  const buffer = new DayVisits('2026-11-15', 0);
-  for (const [id, accountId, country] of visits) buffer.add({ id, accountId }, 's', country, country === 'US' ? crawler : mobile, 'direct');
-  await buffer.tally();
-  return buffer;
-}
-
-test("an account's links are granted in the order of their first visit, each link's values in order of arrival; the rest is refused per link", async () => {
-  const visits = await day([
+test('each account records its first visits in the order they arrived, as many as granted; bots take their own grant; the rest is refused per link and reason', () => {
+  const batch = visits([
     ['L1', 'a', 'DE'],
     ['L2', 'a', 'DE'],
     ['T1', null, 'DE'],
-    ['L1', 'a', 'US'],
+    ['L1', 'a', 'US', true],
     ['L3', 'b', 'DE'],
     ['L2', 'a', 'FR'],
     ['T1', null, 'DE'],
+    ['L1', 'a', 'NL', true],
   ]);
-  assert.deepEqual(visits.accountTotals(), [
-    ['a', 4],
-    ['b', 1],
-    ['~trial', 2],
-  ]);
-  const { recorded, refused } = await visits.grant(
-    new Map([
+  const want = demand(batch).get('2026-11-15')!;
+  assert.deepEqual(
+    [...want.accounts],
+    [
       ['a', 3],
+      ['b', 1],
+      ['~trial', 2],
+    ],
+  );
+  assert.equal(want.bots, 2, 'bots are asked of their own ceiling, never of an account');
+  const grant = {
+    accounts: new Map([
+      ['a', 2],
       ['b', 1],
       ['~trial', 1],
     ]),
-  );
-  assert.deepEqual(
-    recorded.map((r) => [r.linkId, r.visits, counts(r).country, counts(r).device]),
-    [
-      ['L1', 2, { DE: 1, US: 1 }, { mobile: 1, bot: 1 }],
-      ['L2', 1, { DE: 1 }, { mobile: 1 }],
-      ['T1', 1, { DE: 1 }, { mobile: 1 }],
-      ['L3', 1, { DE: 1 }, { mobile: 1 }],
-    ],
-  );
-  assert.deepEqual(
-    [...refused],
-    [
-      ['L2', { account: 'a', count: 1 }],
-      ['T1', { account: '~trial', count: 1 }],
-    ],
-  );
-  const all = await visits.grant(
-    new Map([
-      ['a', 4],
-      ['b', 1],
-      ['~trial', 2],
+    reasons: new Map([
+      ['a', 'allowance_used_up' as const],
+      ['~trial', 'daily_ceiling_reached' as const],
     ]),
+    bots: 1,
+  };
+  const { recorded, refused } = choose(batch, new Map([['2026-11-15', grant]]), T + 100);
+  assert.deepEqual(
+    recorded.map((v) => `${v.link.id} ${v.country}`),
+    ['L1 DE', 'L2 DE', 'T1 DE', 'L1 US', 'L3 DE'],
   );
-  assert.equal(all.refused.size, 0);
-  assert.equal(
-    all.recorded.reduce((n, r) => n + r.visits, 0),
-    7,
+  assert.deepEqual(
+    refused.map((r) => [r.linkId, r.reason, r.count, r.from, r.to]),
+    [
+      ['L2', 'allowance_used_up', 1, T + 5, T + 100],
+      ['T1', 'daily_ceiling_reached', 1, T + 6, T + 100],
+      ['L1', 'bot_ceiling_reached', 1, T + 7, T + 100],
+    ],
   );
-  assert.deepEqual((await visits.grant(new Map())).recorded, []);
 });
 
-test('a link granted part of its visits records its first visits, the same ones in every dimension', async () => {
-  const visits = new DayVisits('2026-11-15', 0);
-  const link = { id: 'L', accountId: 'a' };
-  const sequence = Array.from({ length: 50 }, (_, i) => ({
-    source: i % 3 ? ('s' as const) : ('q' as const),
-    country: ['DE', 'FR', 'US'][i % 3]!,
-    visitor: i % 4 ? mobile : crawler,
-    referrer: `r${i % 5}.example`,
-  }));
-  for (const v of sequence) visits.add(link, v.source, v.country, v.visitor, v.referrer);
-  await visits.tally();
-  for (const granted of [0, 1, 17, 49, 50, 80]) {
-    const [own] = (await visits.grant(new Map([['a', granted]]))).recorded;
-    const expected = Math.min(granted, 50);
-    assert.equal(own?.visits ?? 0, expected);
-    if (own === undefined) continue;
-    // The first visits, counted one by one, values in the order of their first visit.
-    const tally = (value: (v: (typeof sequence)[number]) => string) => {
-      const counted: Record<string, number> = {};
-      for (const v of sequence.slice(0, expected)) counted[value(v)] = (counted[value(v)] ?? 0) + 1;
-      return counted;
-    };
-    const { s, q } = own.rollup();
-    assert.deepEqual({ s, q }, { s: tally((v) => v.source).s ?? 0, q: tally((v) => v.source).q ?? 0 });
-    const written = counts(own);
-    assert.deepEqual(Object.keys(written), ['source', 'country', 'device', 'browser', 'referrer', 'bot']);
-    assert.deepEqual(written, {
-      source: tally((v) => v.source),
-      country: tally((v) => v.country),
-      device: tally((v) => v.visitor.device),
-      browser: tally((v) => v.visitor.browser),
-      referrer: tally((v) => v.referrer),
-      bot: tally((v) => (v.visitor.bot ? 'yes' : 'no')),
-    });
-  }
+test('every recorded visit adds one per dimension, in the column of its source and class; rows are sorted by key', () => {
+  const rows = countRows(
+    visits([
+      ['L1', 'a', 'DE'],
+      ['L1', 'a', 'DE', false, 'q'],
+      ['L1', 'a', 'US', true, 'q'],
+    ]),
+  );
+  const of = (dimension: string) => rows.filter((r) => r[2] === dimension).map((r) => [r[3], ...r.slice(4)]);
+  assert.deepEqual(of('country'), [
+    ['DE', 1, 1, 0, 0],
+    ['US', 0, 0, 0, 1],
+  ]);
+  assert.deepEqual(of('time'), [['12:00', 1, 1, 0, 1]]);
+  assert.deepEqual(of('device'), [
+    ['bot', 0, 0, 0, 1],
+    ['mobile', 1, 1, 0, 0],
+  ]);
+  assert.deepEqual(of('os'), [
+    ['iOS', 1, 1, 0, 0],
+    ['other', 0, 0, 0, 1],
+  ]);
+  const keys = rows.map((r) => r.slice(0, 4).join('\t'));
+  assert.deepEqual(keys, [...keys].sort());
+});
+
+test('the time of day counts in UTC quarter hours', () => {
+  assert.equal(quarterOf(Date.UTC(2026, 10, 15, 0, 0)), '00:00');
+  assert.equal(quarterOf(Date.UTC(2026, 10, 15, 18, 29, 59)), '18:15');
+  assert.equal(quarterOf(Date.UTC(2026, 10, 15, 18, 30)), '18:30');
+  assert.equal(quarterOf(Date.UTC(2026, 10, 15, 23, 59, 59, 999)), '23:45');
+});
+
+test('link-preview fetchers of chat and social apps are bots, like crawlers and scripts', () => {
+  for (const ua of [
+    'WhatsApp/2.23.20.0 A',
+    'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+    'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+    'TelegramBot (like TwitterBot)',
+    'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+    'LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)',
+    'Mozilla/5.0 (Linux; Android 12) KakaoTalk-Scrap/1.0',
+    'Mozilla/5.0 (compatible; MSIE 6.0; Windows NT 5.1; Trident/4.0) Tumblr',
+    'Line/11.0 LinkPreview',
+    'iMessageLinkPreview',
+  ])
+    assert.deepEqual([ua, classifyAgent(ua).bot, classifyAgent(ua).device], [ua, true, 'bot']);
+  assert.equal(classifyAgent(UA.iphone).bot, false);
+  assert.equal(
+    classifyAgent('Mozilla/5.0 (iPhone; CPU iPhone OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 312.0.0.0').bot,
+    false,
+    "an app's own browser is a person",
+  );
 });
 
 test('referrers become lower-case hosts without www., direct when absent, unknown when not a URL', () => {
@@ -127,12 +139,12 @@ test('referrers become lower-case hosts without www., direct when absent, unknow
 });
 
 test('user agents are classified as mobile, tablet, desktop, bot or other', () => {
-  assert.deepEqual(classifyAgent(UA.iphone), { device: 'mobile', browser: 'Mobile Safari', bot: false });
+  assert.deepEqual(classifyAgent(UA.iphone), { device: 'mobile', browser: 'Mobile Safari', os: 'iOS', bot: false });
   assert.equal(classifyAgent(UA.ipad).device, 'tablet');
-  assert.deepEqual(classifyAgent(UA.windows), { device: 'desktop', browser: 'Chrome', bot: false });
+  assert.deepEqual(classifyAgent(UA.windows), { device: 'desktop', browser: 'Chrome', os: 'Windows', bot: false });
   assert.deepEqual(classifyAgent(UA.googlebot).device, 'bot');
   assert.equal(classifyAgent('curl/8.5.0').bot, true);
-  assert.deepEqual(classifyAgent(''), { device: 'other', browser: 'other', bot: false });
+  assert.deepEqual(classifyAgent(''), { device: 'other', browser: 'other', os: 'other', bot: false });
   const classifier = new VisitClassifier();
   assert.equal(classifier.userAgent(UA.iphone), classifier.userAgent(UA.iphone), 'cached and interned');
 });

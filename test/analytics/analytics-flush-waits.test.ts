@@ -56,24 +56,4 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
     }
     assert.equal((await stats(h, link.id, link.key)).total, 4);
   });
-
-  test("a flush writes its own rollup rows before it waits for another instance's day row", { timeout: 30_000 }, async () => {
-    const link = await linkWithKey(h);
-    // The flush's backend, waiting for a lock, holds the lock its writes to visit_rollups took.
-    const waitingAfterRollups = async () =>
-      Number(
-        (
-          await sql<{ n: string }>`select count(*) as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
-            where a.wait_event_type = 'Lock' and a.datname = current_database() and l.granted and l.relation = 'visit_rollups'::regclass`.execute(h.database.db)
-        ).rows[0]!.n,
-      );
-    const release = await holdDayRow();
-    try {
-      await visit(h, link.slug, 2);
-      await until('the flush waits for the day row with its rollups written', async () => (await waitingAfterRollups()) > 0, 10_000);
-    } finally {
-      await release();
-    }
-    assert.equal((await stats(h, link.id, link.key)).total, 2);
-  });
 });

@@ -10,7 +10,7 @@ import { Harness } from '../helpers/harness.js';
 import { linkWithKey, stats, visit } from '../helpers/analytics.js';
 
 const DAY = 86_400_000;
-const ENV = { FREE_VISITS_PER_MONTH: '5', TRACKING_DAILY_LIMIT: '12', COUNTRY_HEADER: 'CF-IPCountry' };
+const ENV = { FREE_VISITS_PER_MONTH: '5', TRACKING_DAILY_LIMIT: '12', TRACKING_DAILY_BOT_LIMIT: '4', COUNTRY_HEADER: 'CF-IPCountry' };
 
 /**
  * Three rounds, each on a UTC day of its own: three new accounts get 8 visits each, 4 through `h` and
@@ -77,20 +77,19 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     assert.deepEqual(usage, { recordedThisMonth: 5, freeLeft: 0, packsLeft: 0 });
   });
 
-  test('the flush in which an account runs out keeps one rollup row per link and day, holding what was granted', async () => {
+  test('a bot flood is bounded by its own daily ceiling and leaves the one people need untouched', async () => {
     const link = await linkWithKey(h);
-    await visit(h, link.slug, 4, { headers: { 'cf-ipcountry': 'DE' } });
-    await h.app.visitRecorder.flush();
-    // Expected in full, granted 1 of 4: on PostgreSQL the rollups written before the grant are undone,
-    // GB's three visits with them.
-    await visit(h, link.slug, 1, { headers: { 'cf-ipcountry': 'FR' } });
-    await visit(h, link.slug, 3, { headers: { 'cf-ipcountry': 'GB' } });
-    await h.app.visitRecorder.flush();
-    const rows = await analyticsDb(h.database.db).selectFrom('visit_rollups').select(['writer', 's', 'q', 'counts']).where('link_id', '=', link.id).execute();
-    assert.equal(rows.length, 1, 'the writer kept its row');
-    assert.equal(Number(rows[0]!.s) + Number(rows[0]!.q), 5);
-    assert.deepEqual(JSON.parse(rows[0]!.counts).country, ['DE', 4, 'FR', 1]);
-    assert.equal((await stats(h, link.id, link.key)).total, 5);
+    const bot = { 'user-agent': 'curl/8.5.0' };
+    await visit(h, link.slug, 9, { headers: bot });
+    await visit(h, link.slug, 3);
+    const body = await stats(h, link.id, link.key);
+    assert.equal(body.daily.at(-1).bots, 4, 'the bot ceiling');
+    assert.equal(body.total - body.daily.at(-1).bots, 3, 'people still recorded');
+    assert.deepEqual(
+      body.gaps.map((g: { reason: string }) => g.reason),
+      ['bot_ceiling_reached'],
+    );
+    assert.deepEqual((await stats(h, link.id, link.key, '?bots=exclude')).gaps, [], 'bot gaps are not shown when bots are left out');
   });
 
   test('capacity packs extend recording, oldest active pack first', async () => {
@@ -318,5 +317,28 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
         assert.equal((await recording(l.accountId)).recordedThisMonth, 5, `round ${round}`);
       }
     });
+  });
+});
+
+eachDatabase('bots and the monthly allowance', (kind) => {
+  let h: Harness;
+  before(async () => {
+    h = await Harness.start(kind, { FREE_VISITS_PER_MONTH: '15' });
+  });
+  after(async () => h.close());
+
+  test('bots are recorded apart and never charged: 15 free visits, 10 bot and 10 human visits, all 20 recorded, no gap', async () => {
+    const { key, accountId } = await h.account();
+    const created = await h.createLink({ target: 'https://example.org/bots' }, { key });
+    const link = { id: created.body.id as string, slug: created.body.slug as string };
+    await visit(h, link.slug, 10, { headers: { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' } });
+    await visit(h, link.slug, 10);
+    const body = await stats(h, link.id, key);
+    assert.equal(body.total, 20);
+    assert.equal(body.daily.at(-1).bots, 10);
+    assert.deepEqual(body.gaps, []);
+    assert.equal((await stats(h, link.id, key, '?bots=exclude')).total, 10);
+    const usage = await new KyselyStatsStore(h.database, 15).accountRecording(accountId, '2026-11');
+    assert.equal(usage.recordedThisMonth, 10, 'only the people are charged');
   });
 });

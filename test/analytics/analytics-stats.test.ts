@@ -25,10 +25,14 @@ eachDatabase('stats API', (kind) => {
     assert.equal(body.from, Date.UTC(2026, 10, 9));
     assert.equal(body.refreshedAt, h.clock.now());
     assert.equal(body.daily.length, 7);
-    assert.deepEqual(body.daily[0], { date: '2026-11-09', total: 0, s: 0, q: 0 });
-    assert.deepEqual(body.daily[6], { date: '2026-11-15', total: 2, s: 0, q: 2 });
-    // fetch sends the user agent "node": a script, so a bot.
-    assert.deepEqual(body.devices, [{ device: 'bot', count: 2 }]);
+    const zeros = new Array(24).fill(0);
+    assert.deepEqual(body.daily[0], { date: '2026-11-09', total: 0, s: 0, q: 0, bots: 0, visitors: 0, hours: zeros });
+    assert.deepEqual(body.daily[6], { date: '2026-11-15', total: 2, s: 0, q: 2, bots: 0, visitors: 1, hours: zeros.map((_, h) => (h === 12 ? 2 : 0)) });
+    assert.deepEqual(body.devices, [
+      { device: 'mobile', count: 2 },
+      { browser: 'Mobile Safari', count: 2 },
+      { os: 'iOS', count: 2 },
+    ]);
     assert.deepEqual(body.gaps, []);
     const defaults = await stats(h, link.id, link.key);
     assert.equal(defaults.daily.length, 30);
@@ -74,19 +78,38 @@ eachDatabase('stats API', (kind) => {
     assert.equal(res.headers.get('content-disposition'), `attachment; filename="stats-${link.slug}-2026-11-13-2026-11-15.csv"`);
     assert.deepEqual(res.text.split('\r\n'), [
       'kind,date,dimension,value,count,gap_from,gap_to,gap_reason',
-      'visits,2026-11-15,bot,yes,2,,,',
-      'visits,2026-11-15,browser,other,2,,,',
+      'visits,2026-11-15,bot,no,2,,,',
+      'visits,2026-11-15,browser,Mobile Safari,2,,,',
       'visits,2026-11-15,country,unknown,2,,,',
-      'visits,2026-11-15,device,bot,2,,,',
+      'visits,2026-11-15,device,mobile,2,,,',
+      'visits,2026-11-15,hour,12,2,,,',
+      'visits,2026-11-15,os,iOS,2,,,',
       'visits,2026-11-15,referrer,direct,2,,,',
       'visits,2026-11-15,source,s,2,,,',
+      'visits,2026-11-15,visitors,unique,1,,,',
       '',
     ]);
   });
 
   test('days outside 1..90 and unknown formats or parameters are 400 invalid_request', async () => {
     const link = await linkWithKey(h);
-    for (const query of ['days=0', 'days=91', 'days=1.5', 'days=abc', 'days=-1', 'format=xml', 'format=', 'other=1']) {
+    for (const query of [
+      'days=0',
+      'days=91',
+      'days=1.5',
+      'days=abc',
+      'days=-1',
+      'format=xml',
+      'format=',
+      'other=1',
+      'source=x',
+      'source=',
+      'bots=no',
+      'tz=Mars/Olympus',
+      'tz=%2B05:30',
+      'tz=',
+      'tz=Europe/Berlin&tz=UTC',
+    ]) {
       const res = await h.request('GET', `/links/${link.id}/stats?${query}`, { key: link.key });
       assert.equal(res.status, 400, query);
       assert.deepEqual(res.body, { error: 'invalid_request' });
@@ -142,7 +165,7 @@ eachDatabase('stats of earlier days', (kind) => {
   });
   after(async () => h.close());
 
-  test('visits of an earlier day that a flush adds later are counted, though the sums of earlier days are kept between reads', async () => {
+  test('visits of an earlier day that a flush adds later are counted', async () => {
     const link = await linkWithKey(h);
     const read = async () => (await h.request('GET', `/links/${link.id}/stats?days=7`, { key: link.key })).body;
     // A real failure, not a mock: the flush's first table is renamed away, so the visits wait in memory.
@@ -153,7 +176,6 @@ eachDatabase('stats of earlier days', (kind) => {
       await visit(h, link.slug, 1);
       const before = await read();
       assert.equal(before.total, 0);
-      assert.equal((await read()).total, 0, 'read again: the earlier days come from the kept sums');
     } finally {
       await sql`alter table visit_days_away rename to visit_days`.execute(h.database.db);
     }
@@ -161,12 +183,12 @@ eachDatabase('stats of earlier days', (kind) => {
     const after = await read();
     assert.equal(after.total, 3);
     assert.deepEqual(
-      after.daily.filter((d: { total: number }) => d.total > 0),
+      after.daily.filter((d: { total: number }) => d.total > 0).map((d: { date: string; total: number; s: number }) => [d.date, d.total, d.s]),
       [
-        { date: '2026-11-15', total: 2, s: 2, q: 0 },
-        { date: '2026-11-18', total: 1, s: 1, q: 0 },
+        ['2026-11-15', 2, 2],
+        ['2026-11-18', 1, 1],
       ],
     );
-    assert.deepEqual(after.devices, [{ device: 'bot', count: 3 }]);
+    assert.deepEqual(after.devices[0], { device: 'mobile', count: 3 });
   });
 });

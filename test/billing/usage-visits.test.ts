@@ -3,6 +3,10 @@ import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
+import { UA } from '../helpers/analytics.js';
+
+/** A person's browser: bots are never charged against the allowance. */
+const PERSON = { headers: { 'user-agent': UA.iphone } };
 
 eachDatabase('usage reports recorded visits and the recording allowance', (kind) => {
   let h: Harness;
@@ -15,13 +19,13 @@ eachDatabase('usage reports recorded visits and the recording allowance', (kind)
     const { key, accountId } = await h.account();
     await h.cli('credits grant', { account: accountId, credits: '50' });
     const link = await h.createLink({ target: 'https://example.org/u' }, { key });
-    for (let i = 0; i < 4; i++) assert.equal((await h.request('GET', `/s/${link.body.slug}`)).status, 302);
+    for (let i = 0; i < 4; i++) assert.equal((await h.request('GET', `/s/${link.body.slug}`, PERSON)).status, 302);
     await h.app.visitRecorder.flush();
     const before = await h.request('GET', '/account/usage', { key });
     assert.deepEqual(before.body.visits, { recordedThisMonth: 4, allowanceLeft: 2, freeLeft: 2, packsLeft: 0 });
     const pack = await h.request('POST', '/links/capacity', { key, body: { maxCredits: 50 }, headers: { 'idempotency-key': crypto.randomUUID() } });
     assert.equal(pack.status, 200);
-    for (let i = 0; i < 5; i++) await h.request('GET', `/q/${link.body.slug}`);
+    for (let i = 0; i < 5; i++) await h.request('GET', `/q/${link.body.slug}`, PERSON);
     await h.app.visitRecorder.flush();
     const after = await h.request('GET', '/account/usage', { key });
     assert.deepEqual(after.body.visits, { recordedThisMonth: 9, allowanceLeft: 9997, freeLeft: 0, packsLeft: 9997 });
@@ -33,7 +37,7 @@ eachDatabase('usage reports recorded visits and the recording allowance', (kind)
     await h.cli('credits grant', { account: accountId, credits: '50' });
     const link = await h.createLink({ target: 'https://example.org/m' }, { key });
     const visit = async (n: number) => {
-      for (let i = 0; i < n; i++) assert.equal((await h.request('GET', `/s/${link.body.slug}`)).status, 302);
+      for (let i = 0; i < n; i++) assert.equal((await h.request('GET', `/s/${link.body.slug}`, PERSON)).status, 302);
       await h.app.visitRecorder.flush();
     };
     await visit(6);

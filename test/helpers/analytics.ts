@@ -16,11 +16,10 @@ export async function linkWithKey(h: Harness, env: { title?: string } = {}) {
   return { key, accountId, id: res.body.id as string, slug: res.body.slug as string };
 }
 
-/** n redirects in parallel through /s/ (or /q/), with the given headers. */
+/** n redirects in parallel through /s/ (or /q/), with the given headers: a person's phone unless they name another user agent. */
 export async function visit(h: Harness, slug: string, n: number, options: { path?: 's' | 'q'; headers?: Record<string, string>; method?: string } = {}) {
-  const results = await Promise.all(
-    Array.from({ length: n }, () => h.request(options.method ?? 'GET', `/${options.path ?? 's'}/${slug}`, { headers: options.headers })),
-  );
+  const headers = { 'user-agent': UA.iphone, ...options.headers };
+  const results = await Promise.all(Array.from({ length: n }, () => h.request(options.method ?? 'GET', `/${options.path ?? 's'}/${slug}`, { headers })));
   for (const r of results) if (r.status !== 302) throw new Error(`redirect answered ${r.status}`);
 }
 

@@ -19,13 +19,13 @@ test('a listener that throws is reported, and neither the others nor the emitter
   const bus = new EventBus((error, event) => errors.push([error, event]));
   const told: number[] = [];
   const boom = new Error('listener bug');
-  bus.on('visits.recorded', () => {
+  bus.on('link.created', () => {
     throw boom;
   });
-  bus.on('visits.recorded', (e) => told.push(e.links.length));
-  assert.doesNotThrow(() => bus.emit('visits.recorded', { at: 1, links: [{ linkId: 'a', visits: 2 }] }));
-  assert.deepEqual(told, [1]);
-  assert.deepEqual(errors, [[boom, 'visits.recorded']]);
+  bus.on('link.created', (e) => told.push(e.slug.length));
+  assert.doesNotThrow(() => bus.emit('link.created', link));
+  assert.deepEqual(told, [link.slug.length]);
+  assert.deepEqual(errors, [[boom, 'link.created']]);
 });
 
 test('unsubscribing stops a listener from being told', () => {

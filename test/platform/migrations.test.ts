@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Migrator, sql, type Kysely } from 'kysely';
-import { analyticsDb } from '../../src/analytics/store/analytics-schema.js';
-import { addCounts } from '../../src/analytics/store/rollups.js';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { openDatabase, type Database } from '../../src/platform/database/database.js';
 import { migrateToLatest, migrationProvider } from '../../src/platform/database/migrations.js';
@@ -21,35 +19,68 @@ eachDatabase('migrations from the one before', (kind) => {
     await drop();
   });
 
-  test("0014 keeps a day's rollup row under the writer '' and reads it with the rows of later writers; 0017 rewrites counts as arrays", async () => {
-    const { error } = await new Migrator({ db: database.db, provider: migrationProvider }).migrateTo('0013_sessions');
+  test("0020 adds the rollup rows of today's format, of every writer, into the counts without losing a visit", async () => {
+    const { error } = await new Migrator({ db: database.db, provider: migrationProvider }).migrateTo('0018_link_change_notices');
     assert.equal(error, undefined);
-    await sql`insert into visit_rollups (link_id, day, s, q, counts) values ('link-1', '2026-11-20', 2, 1, '{"source":{"s":2,"q":1},"country":{"DE":3}}')`.execute(
-      database.db,
-    );
-    // More rows than 0017 converts per query, one with a value named __proto__.
+    const db = database.db as Kysely<any>; // typed for the latest schema: before 0020 the rollups exist
+    const row = (day: string, writer: string, s: number, q: number, counts: object) => ({
+      link_id: 'link-1',
+      day,
+      writer,
+      s,
+      q,
+      counts: JSON.stringify(counts),
+    });
+    await db
+      .insertInto('visit_rollups')
+      .values([
+        row('2026-11-20', '', 3, 1, {
+          source: ['s', 3, 'q', 1],
+          country: ['DE', 3, 'FR', 1],
+          device: ['mobile', 3, 'bot', 1],
+          referrer: ['__proto__', 4],
+          bot: ['no', 3, 'yes', 1],
+        }),
+        row('2026-11-20', 'w', 2, 0, {
+          source: ['s', 2],
+          country: ['DE', 2],
+          device: ['desktop', 2],
+          browser: ['Chrome', 2],
+          referrer: ['direct', 2],
+          bot: ['no', 2],
+        }),
+        row('2026-11-21', 'w', 0, 5, { source: ['q', 5], country: ['unknown', 5], device: ['bot', 5], bot: ['yes', 5] }),
+      ])
+      .execute();
+    // More rows than the migration converts per query.
     const days = Array.from({ length: 1200 }, (_, i) => new Date(Date.UTC(2023, 0, 1 + i)).toISOString().slice(0, 10));
     for (let i = 0; i < days.length; i += 200)
-      await (database.db as Kysely<any>) // typed for the latest schema: before 0014 the table has no writer
+      await db
         .insertInto('visit_rollups')
-        .values(days.slice(i, i + 200).map((day) => ({ link_id: 'link-2', day, s: 1, q: 0, counts: '{"source":{"s":1},"referrer":{"__proto__":1}}' })))
+        .values(days.slice(i, i + 200).map((day) => ({ ...row(day, 'x', 1, 0, { source: ['s', 1], country: ['DE', 1] }), link_id: 'link-2' })))
         .execute();
     await migrateToLatest(database.db);
-    const converted = await analyticsDb(database.db).selectFrom('visit_rollups').select(['link_id', 'counts']).orderBy('link_id').orderBy('day').execute();
-    assert.equal(converted[0]!.counts, '{"source":["s",2,"q",1],"country":["DE",3]}');
-    assert.deepEqual(new Set(converted.slice(1).map((r) => r.counts)), new Set(['{"source":["s",1],"referrer":["__proto__",1]}']));
-    assert.equal(converted.length, 1 + days.length);
-    await sql`insert into visit_rollups (link_id, day, writer, s, q, counts) values ('link-1', '2026-11-20', 'w', 1, 0, '{"source":["s",1],"country":["DE",1]}')`.execute(
-      database.db,
-    );
-    const [day, ...more] = await new KyselyStatsStore(database, 1000).days('link-1', '2026-11-01', '2026-11-30', true);
-    assert.equal(more.length, 0);
-    assert.deepEqual([day!.s, day!.q, Object.fromEntries(addCounts({}, day!.counts).country!)], [3, 1, { DE: 4 }]);
+    const store = new KyselyStatsStore(database, 1000);
+    const counts = await store.counts('link-1', '2026-11-01', '2026-11-30', ['time', 'country', 'device', 'browser', 'referrer']);
+    const of = (day: string, dimension: string) =>
+      Object.fromEntries(counts.filter((c) => c.day === day && c.dimension === dimension).map((c) => [c.value, c.n.reduce((a, b) => a + b, 0)]));
+    assert.deepEqual(of('2026-11-20', 'time'), { '00:00': 6 }, 'every visit of the day, at midnight UTC');
+    assert.deepEqual(of('2026-11-20', 'country'), { DE: 5, FR: 1 });
+    assert.deepEqual(of('2026-11-20', 'device'), { mobile: 3, desktop: 2, bot: 1 });
+    assert.deepEqual(of('2026-11-20', 'browser'), { Chrome: 2 });
+    assert.deepEqual(of('2026-11-20', 'referrer'), { ['__proto__']: 4, direct: 2 });
+    const time = (day: string) => counts.find((c) => c.day === day && c.dimension === 'time')!.n;
+    assert.deepEqual(time('2026-11-20'), [4, 1, 1, 0], '/s/ and /q/ kept; the bot counted through /s/ first');
+    assert.deepEqual(time('2026-11-21'), [0, 0, 0, 5]);
+    const bot = counts.find((c) => c.day === '2026-11-21' && c.dimension === 'device')!;
+    assert.deepEqual([bot.value, bot.n], ['bot', [0, 0, 0, 5]], 'the device class bot counts as bots');
+    const many = await store.counts('link-2', '2023-01-01', '2026-12-31', ['time']);
+    assert.equal(many.length, days.length);
+    const tables = await sql<{ n: number }>`select count(*) as n from visit_counts`.execute(database.db);
+    assert.ok(Number(tables.rows[0]!.n) > days.length);
     if (kind === 'postgres') {
       const { rows } = await sql<{ options: string[] }>`select reloptions as options from pg_class where relname = 'links'`.execute(database.db);
       assert.deepEqual(rows[0]!.options, ['fillfactor=80'], '0015 leaves room on the pages of links for HOT updates');
-      const rollups = await sql<{ options: string[] }>`select reloptions as options from pg_class where relname = 'visit_rollups'`.execute(database.db);
-      assert.deepEqual(rollups.rows[0]!.options, ['fillfactor=50'], '0016 leaves room on the pages of visit_rollups for HOT updates');
     }
   });
 });

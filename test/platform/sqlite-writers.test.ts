@@ -8,7 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/platform/database/database.js';
 import { isUnavailable } from '../../src/platform/database/sql-errors.js';
-import { eachRow } from '../../src/platform/database/sqlite-driver.js';
+import { addCounts } from '../../src/platform/database/additive.js';
 
 // Another connection writes the same SQLite file (the admin CLI beside the server); here a plain second
 // connection plays that writer.
@@ -90,38 +90,26 @@ test('a transaction waits for the write lock before it starts, and gives up afte
   assert.equal(rows[0]!.n, 2);
 });
 
-test('eachRow runs its statement once per row inside the transaction, and a failing row fails the transaction, rows before it included', async () => {
+test('addCounts inserts new keys and raises known ones, and a failing row fails the transaction, rows before it included', async () => {
   await sql`create table pairs (k text primary key, v integer not null)`.execute(database.db);
-  const upsert = 'insert into pairs (k, v) values (?, ?) on conflict (k) do update set v = pairs.v + excluded.v';
-  const result = await database.db.transaction().execute((tx) =>
-    tx.executeQuery(
-      eachRow(upsert, [
-        ['a', 1],
-        ['b', 2],
-        ['a', 10],
-      ]),
-    ),
+  const add = (db: typeof database.db, rows: unknown[][]) => addCounts(db, 'sqlite', 'pairs', ['k'], ['v'], rows);
+  await database.db.transaction().execute((tx) =>
+    add(tx, [
+      ['a', 1],
+      ['b', 2],
+    ]),
   );
-  assert.equal(result.numAffectedRows, 3n);
+  await database.db.transaction().execute((tx) => add(tx, [['a', 10]]));
   const read = async () => (await sql<{ k: string; v: number }>`select k, v from pairs order by k`.execute(database.db)).rows;
   assert.deepEqual(await read(), [
     { k: 'a', v: 11 },
     { k: 'b', v: 2 },
   ]);
   const failed = database.db.transaction().execute((tx) =>
-    tx.executeQuery(
-      eachRow(upsert, [
-        ['c', 3],
-        ['d', null],
-      ]),
-    ),
+    add(tx, [
+      ['c', 3],
+      ['d', null],
+    ]),
   );
   await assert.rejects(failed, /NOT NULL/);
-  assert.deepEqual(await read(), [
-    { k: 'a', v: 11 },
-    { k: 'b', v: 2 },
-  ]);
-  // Outside a transaction each row would commit alone, and a retry after SQLITE_BUSY would repeat them.
-  await assert.rejects(database.db.executeQuery(eachRow(upsert, [['e', 5]])), /inside a transaction/);
-  assert.equal((await read()).length, 2);
 });

@@ -1,23 +1,34 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/database/schema.js';
 
-// Tables of visit recording (migration 0001's analytics part), kept apart from the shared schema file.
+// Tables of visit recording (migrations 0001 and 0020), kept apart from the shared schema file.
 
-/** One row per link, UTC day and writer (a recorder's run: rollups.ts, RollupWriter). */
-export interface VisitRollupTable {
+/** Visits per link, UTC day, dimension and value, split four ways (counts.ts). */
+export interface VisitCountTable {
   link_id: string;
   day: string;
-  writer: string;
-  /** Visits through /s/ and /q/ that day: the daily series, read without parsing `counts`. */
+  dimension: string;
+  value: string;
   s: number;
   q: number;
-  /** One JSON object of every dimension's counts, `source` included, that the writer rewrites on each flush. */
-  counts: string;
+  s_bot: number;
+  q_bot: number;
 }
 
+/** A HyperLogLog sketch of the visitors of a link, day, source and class (visitors.ts). */
+export interface VisitVisitorTable {
+  link_id: string;
+  day: string;
+  source: string;
+  bot: number;
+  sketch: Uint8Array;
+}
+
+/** Visits recorded per UTC day, service-wide: people's against TRACKING_DAILY_LIMIT, bots' against their own. */
 export interface VisitDayTable {
   day: string;
   recorded: number;
+  bots: number;
   last_grant: number;
 }
 
@@ -45,19 +56,14 @@ export interface RecorderInstanceTable {
   flushed_to: number;
 }
 
-export interface AnalyticsStateTable {
-  name: string;
-  value: number;
-}
-
 // A type alias, not an interface: withTables needs an index-compatible record type.
 export type AnalyticsTables = {
-  visit_rollups: VisitRollupTable;
+  visit_counts: VisitCountTable;
+  visit_visitors: VisitVisitorTable;
   visit_days: VisitDayTable;
   visit_months: VisitMonthTable;
   visit_gaps: VisitGapTable;
   recorder_instances: RecorderInstanceTable;
-  analytics_state: AnalyticsStateTable;
 };
 
 export type AnalyticsDB = DB & AnalyticsTables;

@@ -1,35 +1,75 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database, Dialect } from '../../platform/database/database.js';
-import type { DayCounts, Gap, GapReason, StatsStore } from '../ports.js';
+import type { Database } from '../../platform/database/database.js';
+import type { CountRow, Gap, GapReason, Source, StatsStore, TaggedLink } from '../ports.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
-import { parseCounts, PAST_VERSION } from './rollups.js';
 
-/** Reads of the rollups (never of raw visits: there are none) and of recording allowances. */
+type Counted = { day: string; dimension: string; value: string; s: number; q: number; s_bot: number; q_bot: number };
+const toRow = (r: Counted): CountRow => ({
+  day: r.day,
+  dimension: r.dimension,
+  value: r.value,
+  n: [Number(r.s), Number(r.q), Number(r.s_bot), Number(r.q_bot)],
+});
+
+/** Reads of the counts, sketches and gaps (there are no raw visits), and of recording allowances. */
 export class KyselyStatsStore implements StatsStore {
   private readonly db: Kysely<AnalyticsDB>;
-  private readonly dialect: Dialect;
 
   constructor(
     database: Database,
     private readonly freeVisitsPerMonth: number,
   ) {
     this.db = analyticsDb(database.db);
-    this.dialect = database.dialect;
   }
 
-  /** A day's rows of every writer: `s` and `q` summed, `counts` their JSON objects joined for parseCounts. */
-  async days(linkId: string, fromDay: string, toDay: string, withCounts: boolean): Promise<DayCounts[]> {
-    const joined = this.dialect === 'sqlite' ? sql<string>`group_concat(counts, ',')` : sql<string>`string_agg(counts, ',')`;
+  async counts(linkId: string, fromDay: string, toDay: string, dimensions: readonly string[]): Promise<CountRow[]> {
     const rows = await this.db
-      .selectFrom('visit_rollups')
-      .select((eb) => ['day', eb.fn.sum<number>('s').as('s'), eb.fn.sum<number>('q').as('q'), ...(withCounts ? [joined.as('counts')] : [])])
+      .selectFrom('visit_counts')
+      .select(['day', 'dimension', 'value', 's', 'q', 's_bot', 'q_bot'])
       .where('link_id', '=', linkId)
       .where('day', '>=', fromDay)
       .where('day', '<=', toDay)
-      .groupBy('day')
-      .orderBy('day')
+      .where('dimension', 'in', dimensions)
       .execute();
-    return rows.map((r) => ({ day: r.day, s: Number(r.s), q: Number(r.q), counts: 'counts' in r ? parseCounts(r.counts) : [] }));
+    return rows.map(toRow);
+  }
+
+  /**
+   * The account's links whose tags hold `tag`, and their `time` counts. Tags are separated by commas;
+   * a tag matches whole, in any case, spaces around it ignored and runs of spaces in it folded, as the
+   * links list matches them.
+   */
+  async tagCounts(accountId: string, tag: string, fromDay: string, toDay: string) {
+    const wanted = tag.trim().replace(/\s+/g, ' ').toLowerCase();
+    const pattern = `%,${wanted.replace(/[\\%_]/g, (c) => `\\${c}`)},%`;
+    const folded = sql`replace(replace(replace(lower(tags), '   ', ' '), '  ', ' '), '  ', ' ')`;
+    const tagged = sql<boolean>`replace(replace(',' || ${folded} || ',', ', ', ','), ' ,', ',') like ${pattern} escape '\\'`;
+    const links: TaggedLink[] = await this.db.selectFrom('links').select(['id', 'slug', 'title']).where('account_id', '=', accountId).where(tagged).execute();
+    if (links.length === 0) return { links, rows: [] };
+    const rows = await this.db
+      .selectFrom('visit_counts')
+      .select(['link_id', 'day', 'dimension', 'value', 's', 'q', 's_bot', 'q_bot'])
+      .where(
+        'link_id',
+        'in',
+        links.map((l) => l.id),
+      )
+      .where('day', '>=', fromDay)
+      .where('day', '<=', toDay)
+      .where('dimension', '=', 'time')
+      .execute();
+    return { links, rows: rows.map((r) => ({ ...toRow(r), linkId: r.link_id })) };
+  }
+
+  async visitors(linkId: string, fromDay: string, toDay: string) {
+    const rows = await this.db
+      .selectFrom('visit_visitors')
+      .select(['day', 'source', 'bot', 'sketch'])
+      .where('link_id', '=', linkId)
+      .where('day', '>=', fromDay)
+      .where('day', '<=', toDay)
+      .execute();
+    return rows.map((r) => ({ day: r.day, source: r.source as Source, bot: Number(r.bot) === 1, sketch: r.sketch }));
   }
 
   async gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]> {
@@ -48,16 +88,12 @@ export class KyselyStatsStore implements StatsStore {
    * The oldest `flushed_to` of the instances' rows: an instance that died holds it back until it is
    * reaped, which is right, since its unflushed visits are not counted (they become a gap).
    */
-  async freshness(): Promise<{ refreshedAt: number | undefined; pastVersion: number }> {
-    const [covered, version] = await Promise.all([
-      this.db
-        .selectFrom('recorder_instances')
-        .select((eb) => eb.fn.min<number>('flushed_to').as('at'))
-        .executeTakeFirst(),
-      this.db.selectFrom('analytics_state').select('value').where('name', '=', PAST_VERSION).executeTakeFirst(),
-    ]);
-    const at = covered?.at;
-    return { refreshedAt: at === null || at === undefined ? undefined : Number(at), pastVersion: Number(version?.value ?? 0) };
+  async refreshedAt(): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('recorder_instances')
+      .select((eb) => eb.fn.min<number>('flushed_to').as('at'))
+      .executeTakeFirst();
+    return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
   }
 
   /** For the usage endpoint: visits recorded this UTC month, free visits left, unused pack visits. */

@@ -2,7 +2,6 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows } from '../../platform/database/json-rows.js';
-import { breathe } from '../visits.js';
 
 type Tx = Transaction<AnalyticsDB>;
 
@@ -23,17 +22,17 @@ const fromFreeVisits = (n: RawBuilder<number>, free: number) => {
 export async function lockDay(tx: Tx, day: string): Promise<void> {
   await tx
     .insertInto('visit_days')
-    .values({ day, recorded: 0, last_grant: 0 })
+    .values({ day, recorded: 0, bots: 0, last_grant: 0 })
     .onConflict((oc) => oc.column('day').doUpdateSet({ recorded: sql<number>`visit_days.recorded` }))
     .execute();
 }
 
-/** Takes up to n visits from the service-wide ceiling of one UTC day (locked by lockDay); returns how many. */
-export async function grantDay(tx: Tx, day: string, n: number, limit: number): Promise<number> {
+/** Takes up to n visits from a service-wide ceiling of one UTC day (locked by lockDay): people's or bots'; returns how many. */
+export async function grantDay(tx: Tx, day: string, n: number, limit: number, counter: 'recorded' | 'bots' = 'recorded'): Promise<number> {
   if (n <= 0) return 0;
   const row = await tx
     .updateTable('visit_days')
-    .set({ recorded: capped('recorded', n, limit), last_grant: sql<number>`${capped('recorded', n, limit)} - recorded` })
+    .set({ [counter]: capped(counter, n, limit), last_grant: sql<number>`${capped(counter, n, limit)} - ${sql.ref(counter)}` })
     .where('day', '=', day)
     .returning('last_grant')
     .executeTakeFirstOrThrow();
@@ -108,7 +107,6 @@ export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wan
     const own = fromFree.get(account)!;
     if (own === want || !withPacks.has(account)) got.set(account, own);
     else {
-      await breathe();
       got.set(account, own + (await grantFromPacks(tx, dialect, account, month, want - own)));
     }
   }

@@ -4,7 +4,7 @@ import type { Shortfall } from '../ports.js';
 import type { AnalyticsDB } from './analytics-schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
-import { addShortfall } from '../visits.js';
+import { addShortfall } from '../counts.js';
 
 /** A refusal this close after the previous one of the same link and reason extends that gap. */
 export const GAP_MERGE_MS = 3_600_000;

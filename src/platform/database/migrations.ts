@@ -8,6 +8,7 @@ import * as linksFillfactor from './migrations/0015-links-fillfactor.js';
 import * as rollupsFillfactor from './migrations/0016-rollups-fillfactor.js';
 import * as rollupCountsAsArrays from './migrations/0017-rollup-counts-as-arrays.js';
 import * as linkChangeNotices from './migrations/0018-link-change-notices.js';
+import * as visitCounts from './migrations/0020-visit-counts.js';
 import * as trustAndSafety from './migrations/0050-trust-and-safety.js';
 import * as twoFactor from './migrations/0051-two-factor.js';
 
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0016_rollups_fillfactor': rollupsFillfactor,
   '0017_rollup_counts_as_arrays': rollupCountsAsArrays,
   '0018_link_change_notices': linkChangeNotices,
+  '0020_visit_counts': visitCounts,
   '0050_trust_and_safety': trustAndSafety,
   '0051_two_factor': twoFactor,
 };

@@ -16,20 +16,6 @@ const STATEMENT_CACHE_SIZE = 1000;
 /** Longest pause between two tries for the write lock. */
 const MAX_PAUSE_MS = 16;
 
-/** The rows of parameters of the queries made by `eachRow`, which the connection runs once per row. */
-const batches = new WeakMap<CompiledQuery, readonly (readonly unknown[])[]>();
-
-/**
- * One SQLite statement run once per row of parameters, as one query (`tx.executeQuery`): SQLite parses
- * no JSON array of the rows (json-rows.ts), which made flushes about a third shorter (ADR 0057). A row
- * that fails leaves the rows before it applied, so it runs only inside a transaction, which the error ends.
- */
-export function eachRow(sqlText: string, rows: readonly (readonly unknown[])[]): CompiledQuery {
-  const query = CompiledQuery.raw(sqlText);
-  batches.set(query, rows);
-  return query;
-}
-
 /**
  * Kysely's SQLite dialect, with two changes for a database that more than one connection writes (the
  * admin CLI beside the server, another instance's tools):
@@ -135,14 +121,6 @@ class WaitingConnection implements DatabaseConnection {
     // (SQLite's own flag: it also knows of a transaction that an error rolled back.)
     const inTransaction = this.sqlite.inTransaction;
     const run = <T>(work: () => T) => (inTransaction ? work() : this.whenFree(work));
-    const rows = batches.get(query);
-    if (rows !== undefined) {
-      // Outside a transaction the rows would commit one by one: a row refused as busy would run the earlier ones again.
-      if (!inTransaction) throw new Error('eachRow runs inside a transaction');
-      let changes = 0;
-      for (const row of rows) changes += statement.run(row).changes;
-      return { numAffectedRows: BigInt(changes), rows: [] };
-    }
     if (statement.reader) return { rows: (await run(() => statement.all(parameters))) as R[] };
     const { changes, lastInsertRowid } = await run(() => statement.run(parameters));
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };

@@ -5,10 +5,10 @@ import { completeResponses, type DocumentOperation } from './openapi-responses.j
 import { OPENAPI_INFO, OPENAPI_TAGS, RESPONSE_HEADERS, SECURITY_SCHEMES } from './openapi-document.js';
 import { Link, LinkCreated, LinkFields, LinkList, TrialAllowance } from '../../links/link-schemas.js';
 import { CapacityPack, QuoteResult, Usage } from '../../billing/billing-schemas.js';
-import { Stats } from '../../analytics/stats-schemas.js';
+import { Stats, TagStats } from '../../analytics/stats-schemas.js';
 
 /** The shapes the document names: each is one entry of `components.schemas`, and routes `$ref` it. */
-const COMPONENTS = [ErrorBody, LinkFields, Link, LinkCreated, LinkList, TrialAllowance, Usage, QuoteResult, Stats, CapacityPack];
+const COMPONENTS = [ErrorBody, LinkFields, Link, LinkCreated, LinkList, TrialAllowance, Usage, QuoteResult, Stats, TagStats, CapacityPack];
 
 /**
  * The OpenAPI document is generated from the same TypeBox schemas that validate requests and

@@ -6,6 +6,7 @@ import type { Stats, StatsGap } from './use-stats.js';
 export const GAP_WORDS: Record<StatsGap['reason'], string> = {
   allowance_used_up: 'Monthly recording allowance used up',
   daily_ceiling_reached: "Service's daily recording ceiling reached",
+  bot_ceiling_reached: "Service's daily ceiling of bot visits reached",
   recording_unavailable: 'Recording was unavailable',
 };
 

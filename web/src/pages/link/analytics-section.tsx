@@ -86,7 +86,12 @@ function StatsView({ stats }: { stats: Stats }) {
           total={stats.total}
           rows={stats.countries.map((c) => ({ name: countryName(c.country), count: c.count }))}
         />
-        <BarTable caption="Devices" column="Device" total={stats.total} rows={stats.devices.map((d) => ({ name: capital(d.device), count: d.count }))} />
+        <BarTable
+          caption="Devices"
+          column="Device"
+          total={stats.total}
+          rows={stats.devices.flatMap((d) => ('device' in d ? [{ name: capital(d.device), count: d.count }] : []))}
+        />
         <BarTable
           caption="Referrers"
           column="Referrer"

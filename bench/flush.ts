@@ -1,5 +1,5 @@
 /**
- * npm run bench:flush-load — what one flush costs an instance at the redirect benchmark's load, on
+ * npm run bench:flush — what one flush costs an instance at the redirect benchmark's load, on
  * SQLite and on PostgreSQL (when reachable at BENCH_POSTGRES_URL, default the local server): a fresh
  * database with 10,000 links (bench/redirect/seed.ts), then rounds of BENCH_VISITS_PER_FLUSH visits
  * (default 50,000: about a second of that load; random links, ten countries, three visitor classes,
@@ -7,8 +7,8 @@
  * flush's wall time (on SQLite nearly all of it is the event loop's: statements run synchronously),
  * the longest the event loop was held at once (what a redirect arriving during the flush may wait)
  * and the bytes it added to the write-ahead log (SQLite's file; PostgreSQL's WAL, the whole server's).
- * Round 1 creates the writer's rollup rows of the day, later rounds rewrite them with the writer's
- * totals, as every flush but the first does. Then, for PostgreSQL, the size of `visit_rollups`.
+ * Round 1 creates the day's count rows, later rounds add to them, as every flush but the first does.
+ * Then, for PostgreSQL, the size of `visit_counts`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,9 +28,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const COUNTRIES = ['DE', 'FR', 'US', 'GB', 'NL', 'ES', 'IT', 'PL', 'SE', 'unknown'];
 const REFERRERS = ['direct', 'a.example', 'b.example', 'news.example', 'mail.example', 'x.example', 'y.example', 'z.example'];
 const CLASSES: VisitClass[] = [
-  { device: 'mobile', browser: 'Mobile Safari', bot: false },
-  { device: 'desktop', browser: 'Chrome', bot: false },
-  { device: 'bot', browser: 'other', bot: true },
+  { device: 'mobile', browser: 'Mobile Safari', os: 'iOS', bot: false },
+  { device: 'desktop', browser: 'Chrome', os: 'Windows', bot: false },
+  { device: 'bot', browser: 'other', os: 'other', bot: true },
 ];
 
 /**
@@ -68,7 +68,7 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
   const recorder = new VisitRecorder({
     store: new KyselyRecordingStore(database),
     now: Date.now,
-    limits: { freeVisitsPerMonth: 1e12, trackingDailyLimit: 1e12 },
+    limits: { freeVisitsPerMonth: 1e12, trackingDailyLimit: 1e12, trackingDailyBotLimit: 1e12 },
     flushIntervalMs: 1000,
     heartbeatIntervalMs: 5000,
     bufferMaxVisits: 1e9,
@@ -85,14 +85,15 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
     const now = Date.now();
     for (let i = 0; i < VISITS_PER_FLUSH; i++) {
       const link = links[Math.floor(Math.random() * links.length)]!;
-      recorder.record(
+      recorder.record({
         link,
-        i % 3 === 0 ? 'q' : 's',
-        COUNTRIES[i % COUNTRIES.length]!,
-        CLASSES[i % CLASSES.length]!,
-        REFERRERS[(i * 7) % REFERRERS.length]!,
-        now,
-      );
+        time: now,
+        source: i % 3 === 0 ? 'q' : 's',
+        country: COUNTRIES[i % COUNTRIES.length]!,
+        agent: CLASSES[i % CLASSES.length]!,
+        referrer: REFERRERS[(i * 7) % REFERRERS.length]!,
+        visitor: i % 40,
+      });
     }
     if (sqliteFile) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
     const logBefore = sqliteFile ? 0 : await logBytes();
@@ -102,19 +103,20 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
     const longest = hold.stop();
     const elapsed = performance.now() - started;
     const log = `${(((await logBytes()) - logBefore) / 1e6).toFixed(1)} MB`;
-    console.log(`| ${label} | ${round} | ${elapsed.toFixed(0)} ms | ${longest.toFixed(1)} ms | ${log} |`);
+    console.log(
+      `| ${label} | ${round} | ${elapsed.toFixed(0)} ms | ${((elapsed * 1000) / VISITS_PER_FLUSH).toFixed(2)} µs | ${longest.toFixed(1)} ms | ${log} |`,
+    );
   }
   if (!sqliteFile) {
-    // Rewritten rows that cannot stay on their page (no HOT update) leave the table to grow until vacuumed.
-    const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size('visit_rollups') as bytes`.execute(database.db);
-    tableSizes.push(`${label}: visit_rollups is ${(Number(rows[0]!.bytes) / 1e6).toFixed(1)} MB after ${ROUNDS} rounds`);
+    const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size('visit_counts') as bytes`.execute(database.db);
+    tableSizes.push(`${label}: visit_counts is ${(Number(rows[0]!.bytes) / 1e6).toFixed(1)} MB after ${ROUNDS} rounds`);
   }
   await recorder.stop();
   await database.close();
 }
 
 console.log(`${LINKS} links, flushes of ${VISITS_PER_FLUSH} visits; load average ${os.loadavg()[0]!.toFixed(1)}`);
-console.log('| database | round | flush | longest hold of the event loop | log written |\n|---|---|---|---|---|');
+console.log('| database | round | flush | per visit | longest hold of the event loop | log written |\n|---|---|---|---|---|---|');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-flush-'));
 try {
   const file = path.join(dir, 'bench.db');

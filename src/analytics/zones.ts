@@ -1,0 +1,72 @@
+import { DAY_MS } from '../platform/time.js';
+
+/**
+ * Whether `name` is an IANA time zone (`Europe/Berlin`, `Asia/Kolkata`, `UTC`; any case), as the
+ * runtime's time zone data knows them. Offsets such as `+05:30`, which newer runtimes also accept,
+ * are not zone names.
+ */
+export function isZone(name: string): boolean {
+  if (!/^[A-Za-z][\w+-]*(?:\/[\w+-]+)*$/.test(name) || name.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's offset from UTC at `time`, in milliseconds (east positive). */
+export function offsetAt(zone: string, time: number): number {
+  let format = formats.get(zone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
+    formats.set(zone, format);
+  }
+  const parts = format.formatToParts(time);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
+  const local = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'));
+  return local - (time - (time % 60_000));
+}
+
+/**
+ * Local dates and hours of a zone over a span of time. Every zone's offset is a whole number of
+ * quarter hours, and counts are kept per UTC quarter hour (counts.ts): each quarter falls wholly in
+ * one local hour. The offset is looked up once per quarter hour that counts, and cached per hour.
+ */
+export class ZoneClock {
+  private readonly offsets = new Map<number, number>();
+
+  constructor(readonly zone: string) {}
+
+  /** `YYYY-MM-DD` and the hour (0 to 23) of `time` on the zone's clock. */
+  local(time: number): { date: string; hour: number } {
+    const local = new Date(time + this.offset(time));
+    return { date: local.toISOString().slice(0, 10), hour: local.getUTCHours() };
+  }
+
+  /** The first instant of the local date `date` (midnight, or the first time after it where a change of offset skips midnight). */
+  startOf(date: string): number {
+    const midnight = Date.parse(`${date}T00:00:00Z`);
+    let guess = midnight - this.offset(midnight);
+    // An offset that changes between the guess and midnight UTC: once more with the offset at the guess.
+    guess = midnight - this.offset(guess);
+    return this.local(guess).date === date ? guess : guess + (this.offset(guess + DAY_MS / 24) - this.offset(guess));
+  }
+
+  private offset(time: number): number {
+    const hour = Math.floor(time / 3_600_000);
+    let offset = this.offsets.get(hour);
+    if (offset === undefined) this.offsets.set(hour, (offset = offsetAt(this.zone, time)));
+    return offset;
+  }
+}
