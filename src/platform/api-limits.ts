@@ -14,6 +14,8 @@ export const API_LIMITS = freezeSections({
     freeLinksPerMonth: 25,
     freeVisitsPerMonth: 5000,
     trackingDailyLimit: 5000,
+    /** Not in API.md: bots are recorded under a ceiling of their own and never charged (docs/adr/0049). */
+    trackingDailyBotLimit: 5000,
     trialDailyLimit: 100,
   },
   links: {

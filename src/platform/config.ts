@@ -164,7 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
       freeVisitsPerMonth: int('FREE_VISITS_PER_MONTH', defaults.freeVisitsPerMonth, 0, 1_000_000_000),
       trackingDailyLimit: int('TRACKING_DAILY_LIMIT', defaults.trackingDailyLimit, 0, 1_000_000_000),
       // Bot visits have a ceiling of their own, so that a flood of them never takes people's (docs/adr/0067).
-      trackingDailyBotLimit: int('TRACKING_DAILY_BOT_LIMIT', defaults.trackingDailyLimit, 0, 1_000_000_000),
+      trackingDailyBotLimit: int('TRACKING_DAILY_BOT_LIMIT', defaults.trackingDailyBotLimit, 0, 1_000_000_000),
       trialDailyLimit: int('TRIAL_DAILY_LIMIT', defaults.trialDailyLimit, 0, 1_000_000_000),
     }),
     redirectCacheTtlMs: int('REDIRECT_CACHE_TTL_MS', 5000, 0, 3_600_000),

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PUBLIC, WEBSITE } from '../accounts/website-access.js';
+import { EmptyBody } from '../accounts/auth-schemas.js';
 import type { LinkRecord } from '../links/ports.js';
 import type { LinkResponse } from '../links/link-schemas.js';
 import type { Principal } from '../platform/auth/principal.js';
@@ -85,7 +86,10 @@ export const safetyRoutes: FastifyPluginAsyncTypebox<SafetyRoutesOptions> = asyn
 
   app.post(
     '/admin/reports/:id/suspend',
-    { config: OPERATORS, schema: { ...console('suspendReportedLink', 'suspend the reported link and close its reports', ReportResolved), params: IdParams } },
+    {
+      config: OPERATORS,
+      schema: { ...console('suspendReportedLink', 'suspend the reported link and close its reports', ReportResolved), params: IdParams, body: EmptyBody },
+    },
     async (request) => {
       const result = await operators.suspendReported(await operator(request.principal), request.params.id);
       return { report: result.report, status: 'suspended' as const };
@@ -94,7 +98,7 @@ export const safetyRoutes: FastifyPluginAsyncTypebox<SafetyRoutesOptions> = asyn
 
   app.post(
     '/admin/reports/:id/dismiss',
-    { config: OPERATORS, schema: { ...console('dismissReport', 'close a report without acting', ReportResolved), params: IdParams } },
+    { config: OPERATORS, schema: { ...console('dismissReport', 'close a report without acting', ReportResolved), params: IdParams, body: EmptyBody } },
     async (request) => operators.dismiss(await operator(request.principal), request.params.id),
   );
 
@@ -110,13 +114,13 @@ export const safetyRoutes: FastifyPluginAsyncTypebox<SafetyRoutesOptions> = asyn
 
   app.post(
     '/admin/links/:id/suspend',
-    { config: OPERATORS, schema: { ...console('suspendLink', 'suspend a link', LinkStatusChanged), params: IdParams } },
+    { config: OPERATORS, schema: { ...console('suspendLink', 'suspend a link', LinkStatusChanged), params: IdParams, body: EmptyBody } },
     async (request) => operators.suspend(await operator(request.principal), request.params.id),
   );
 
   app.post(
     '/admin/links/:id/restore',
-    { config: OPERATORS, schema: { ...console('restoreLink', 'restore a suspended link', LinkStatusChanged), params: IdParams } },
+    { config: OPERATORS, schema: { ...console('restoreLink', 'restore a suspended link', LinkStatusChanged), params: IdParams, body: EmptyBody } },
     async (request) => operators.restore(await operator(request.principal), request.params.id),
   );
 
@@ -127,6 +131,7 @@ export const safetyRoutes: FastifyPluginAsyncTypebox<SafetyRoutesOptions> = asyn
       schema: {
         ...console('suspendTrialDay', 'suspend every trial link made by the same network on the same UTC day as this one', TrialsSuspended),
         params: IdParams,
+        body: EmptyBody,
       },
     },
     async (request) => operators.suspendTrialDay(await operator(request.principal), request.params.id),
