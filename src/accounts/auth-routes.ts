@@ -4,7 +4,8 @@ import { errorResponses } from '../platform/http/openapi-responses.js';
 import { networkOf } from '../platform/network.js';
 import { SESSION_LIFETIME_MS } from './sessions.js';
 import type { AuthService, Started } from './auth-service.js';
-import { SESSION_COOKIE, clearSessionCookie, setSessionCookie } from './session-cookie.js';
+import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
+import { sessionToken } from '../platform/auth/session-resolver.js';
 import * as S from './auth-schemas.js';
 import { CROSS_SITE, PUBLIC, RATE_LIMITED, SESSION_ONLY, WEBSITE, requireSession } from './website-access.js';
 
@@ -101,7 +102,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       },
     },
     async (request, reply) => {
-      await auth.signOut(request.cookies[SESSION_COOKIE]);
+      await auth.signOut(sessionToken(request));
       clearSessionCookie(reply, secureCookie);
       return reply.code(204).send();
     },
