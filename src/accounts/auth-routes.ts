@@ -7,7 +7,7 @@ import type { AuthService, Started } from './auth-service.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 import { sessionToken } from '../platform/auth/session-resolver.js';
 import * as S from './auth-schemas.js';
-import { CROSS_SITE, PUBLIC, RATE_LIMITED, SESSION_ONLY, WEBSITE, requireSession } from './website-access.js';
+import { PUBLIC, RATE_LIMITED, SESSION_ONLY, WEBSITE, requireSession } from './website-access.js';
 
 export interface AuthRoutesOptions {
   auth: AuthService;
@@ -34,7 +34,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
           ...errorResponses({
             invalid_request: 'A weak password (zxcvbn score under 3) or a malformed address.',
             not_found: 'Sign-up is closed (SIGNUP=closed).',
-            ...CROSS_SITE,
             ...RATE_LIMITED,
           }),
         },
@@ -53,7 +52,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         ...WEBSITE('verifyEmail', 'Confirm an address with the token of its mail; signs in (sets the session cookie)'),
         body: S.TokenBody,
-        response: { 200: S.SignedInAccount, ...errorResponses({ invalid_request: 'An unknown, used or expired token.', ...CROSS_SITE }) },
+        response: { 200: S.SignedInAccount, ...errorResponses({ invalid_request: 'An unknown, used or expired token.' }) },
       },
     },
     async (request, reply) => signedIn(reply, await auth.verify(request.body.token)),
@@ -70,7 +69,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
           200: S.SignedInAccount,
           ...errorResponses({
             api_key_invalid: 'Unknown address, wrong password or unverified account: one answer for all three.',
-            ...CROSS_SITE,
             ...RATE_LIMITED,
           }),
         },
@@ -98,7 +96,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         ...WEBSITE('signOut', 'End this session and clear its cookie'),
         body: S.EmptyBody,
-        response: { 204: { type: 'null' }, ...errorResponses(CROSS_SITE) },
+        response: { 204: { type: 'null' } },
       },
     },
     async (request, reply) => {
@@ -148,7 +146,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         ...WEBSITE('requestPasswordReset', 'Mail a password-reset link (the same answer whether or not the address has an account)'),
         body: S.ResetBody,
-        response: { 202: S.ResetSent, ...errorResponses({ ...CROSS_SITE, ...RATE_LIMITED }) },
+        response: { 202: S.ResetSent, ...errorResponses(RATE_LIMITED) },
       },
     },
     async (request, reply) => {
@@ -164,7 +162,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         ...WEBSITE('confirmPasswordReset', 'Choose a new password with the token of a reset mail; every session of the account ends'),
         body: S.ResetConfirmBody,
-        response: { 204: { type: 'null' }, ...errorResponses({ invalid_request: 'An unknown, used or expired token, or a weak password.', ...CROSS_SITE }) },
+        response: { 204: { type: 'null' }, ...errorResponses({ invalid_request: 'An unknown, used or expired token, or a weak password.' }) },
       },
     },
     async (request, reply) => {
