@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config, Protection } from './platform/config.js';
 import { API_LIMITS } from './platform/api-limits.js';
 import { IdempotencyGuard, PENDING_CLAIM_TTL_MS } from './platform/idempotency/idempotency-guard.js';
@@ -20,6 +20,7 @@ import { RefusalCounts } from './platform/operations/counts.js';
 import { FastRedirect, KEEP_ALIVE_TIMEOUT_MS, MAX_PARAM_LENGTH } from './links/fast-redirect.js';
 import { healthRoutes } from './platform/operations/health.js';
 import { installMetrics } from './platform/operations/metrics.js';
+import { RequestLog, requestId } from './platform/operations/request-log.js';
 import { installAuth } from './platform/auth/auth-plugin.js';
 import { apiKeyResolver } from './platform/auth/api-key-resolver.js';
 import { trialTokenResolver } from './platform/auth/trial-token-resolver.js';
@@ -133,8 +134,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Set below, once the resolver, the guard and the recorder exist; nothing is served before listen().
   // eslint-disable-next-line prefer-const -- assigned once the redirect answers exist, after the server that reads it.
   let fastPath: FastRedirect | undefined;
+  const requestLog = new RequestLog();
   const app = Fastify({
-    logger: options.logger ?? false,
+    // Always a logger, if a silent one: Fastify reports a request's end to the log controller only then.
+    logger: options.logger ?? { level: 'silent' },
     serverFactory: (handler) =>
       httpServer(config.protection, (req, res) => {
         // A redirect and the API refuse the same unreadable heads; repeated headers matter past the fast
@@ -151,8 +154,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A path parameter longer than this makes the router answer 400 before any route runs. No slug or
     // id comes near it, but a mangled short link of any length must still get the 404 page for people.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQuery },
-    // Request logging would log on the redirect hot path; errors are logged where they are handled.
-    logController: new LogController({ disableRequestLogging: true }),
+    // One line per API and website request, none for redirects (request-log.ts); errors are logged where handled.
+    logController: requestLog,
+    genReqId: requestId,
     frameworkErrors,
     clientErrorHandler,
     // Fastify's drain-time 503 has its own body, not {"error": value}; a request that reaches a route
@@ -168,7 +172,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const idempotency = new IdempotencyGuard(new KyselyIdempotencyStore(database.db, PENDING_CLAIM_TTL_MS));
   const credits = new KyselyCreditStore(database.db);
   const randomBytes = options.randomBytes ?? crypto.randomBytes;
-  const metrics = installMetrics(app, config.metricsToken);
+  const metrics = installMetrics(app, config.metricsToken, { database, requests: requestLog });
   const safety = setUpSafety(app, { config, database, networkSecret, now, log: app.log, version: VERSION });
   const links = setUpLinks(app, {
     config,

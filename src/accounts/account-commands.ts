@@ -20,6 +20,22 @@ async function link(values: Record<string, string | undefined>, context: Context
 }
 
 export const accountLinkCommands: Record<string, Command> = {
-  'accounts verify-link': { options: { email: { type: 'string' } }, run: (values, context) => link(values, context, 'verify') },
-  'accounts reset-link': { options: { email: { type: 'string' } }, run: (values, context) => link(values, context, 'reset') },
+  'accounts verify-link': {
+    options: { email: { type: 'string' } },
+    help: {
+      usage: '--email <email>',
+      summary: 'A one-time link (valid a day) that verifies a website sign-up and signs its owner in, for when no mail arrives.',
+      prints: '{"email", "url", "expiresAt"}',
+    },
+    run: (values, context) => link(values, context, 'verify'),
+  },
+  'accounts reset-link': {
+    options: { email: { type: 'string' } },
+    help: {
+      usage: '--email <email>',
+      summary: "A one-time link (valid an hour) to choose a new password; using it ends the account's sessions.",
+      prints: '{"email", "url", "expiresAt"}',
+    },
+    run: (values, context) => link(values, context, 'reset'),
+  },
 };

@@ -5,9 +5,10 @@ import { errorResponses } from '../platform/http/openapi-responses.js';
 import { networkOf } from '../platform/network.js';
 import { SESSION_LIFETIME_MS } from './sessions.js';
 import type { AuthService, Started } from './auth-service.js';
-import { SESSION_COOKIE, clearSessionCookie, setSessionCookie } from './session-cookie.js';
+import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
+import { sessionToken } from '../platform/auth/session-resolver.js';
 import * as S from './auth-schemas.js';
-import { CROSS_SITE, PUBLIC, RATE_LIMITED, SESSION_ONLY, WEBSITE, requireSession } from './website-access.js';
+import { PUBLIC, RATE_LIMITED, SESSION_ONLY, WEBSITE, requireSession } from './website-access.js';
 
 export interface AuthRoutesOptions {
   auth: AuthService;
@@ -34,7 +35,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
           ...errorResponses({
             invalid_request: 'A weak password (zxcvbn score under 3) or a malformed address.',
             not_found: 'Sign-up is closed (SIGNUP=closed).',
-            ...CROSS_SITE,
             ...RATE_LIMITED,
           }),
         },
@@ -53,7 +53,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         ...WEBSITE('verifyEmail', 'Confirm an address with the token of its mail; signs in (sets the session cookie)'),
         body: S.TokenBody,
-        response: { 200: S.SignedInAccount, ...errorResponses({ invalid_request: 'An unknown, used or expired token.', ...CROSS_SITE }) },
+        response: { 200: S.SignedInAccount, ...errorResponses({ invalid_request: 'An unknown, used or expired token.' }) },
       },
     },
     async (request, reply) => signedIn(reply, await auth.verify(request.body.token)),
@@ -70,7 +70,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
           200: Type.Union([S.SignedInAccount, S.CodeRequired]),
           ...errorResponses({
             api_key_invalid: 'Unknown address, wrong password, unverified account, or a wrong or used two-factor code: one answer for all.',
-            ...CROSS_SITE,
             ...RATE_LIMITED,
           }),
         },
@@ -101,11 +100,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         ...WEBSITE('signOut', 'End this session and clear its cookie'),
         body: S.EmptyBody,
-        response: { 204: { type: 'null' }, ...errorResponses(CROSS_SITE) },
+        response: { 204: { type: 'null' } },
       },
     },
     async (request, reply) => {
-      await auth.signOut(request.cookies[SESSION_COOKIE]);
+      await auth.signOut(sessionToken(request));
       clearSessionCookie(reply, secureCookie);
       return reply.code(204).send();
     },
@@ -151,7 +150,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         ...WEBSITE('requestPasswordReset', 'Mail a password-reset link (the same answer whether or not the address has an account)'),
         body: S.ResetBody,
-        response: { 202: S.ResetSent, ...errorResponses({ ...CROSS_SITE, ...RATE_LIMITED }) },
+        response: { 202: S.ResetSent, ...errorResponses(RATE_LIMITED) },
       },
     },
     async (request, reply) => {
@@ -167,7 +166,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         ...WEBSITE('confirmPasswordReset', 'Choose a new password with the token of a reset mail; every session of the account ends'),
         body: S.ResetConfirmBody,
-        response: { 204: { type: 'null' }, ...errorResponses({ invalid_request: 'An unknown, used or expired token, or a weak password.', ...CROSS_SITE }) },
+        response: { 204: { type: 'null' }, ...errorResponses({ invalid_request: 'An unknown, used or expired token, or a weak password.' }) },
       },
     },
     async (request, reply) => {

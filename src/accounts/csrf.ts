@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../platform/errors.js';
+import { noteConditions } from '../platform/http/openapi-responses.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -10,6 +11,9 @@ declare module 'fastify' {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+const CROSS_SITE =
+  'A state-changing request made with a website session, or to a website-only route, that is not JSON or does not come from the website’s own origin (CSRF check).';
+
 /**
  * A cookie goes with every request the browser makes, whoever's page asks for it; a key or a trial
  * token goes only where a program puts it. So a state-changing request made with the session (or to a
@@ -19,6 +23,11 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function installCsrfCheck(api: FastifyInstance, publicUrl: string): void {
   const publicOrigin = new URL(publicUrl).origin;
+  api.addHook('onRoute', (route) => {
+    const checked = (route.config?.auth !== undefined && route.config.auth !== 'public') || route.config?.website === true;
+    const methods = [route.method].flat();
+    if (checked && methods.some((method) => !SAFE_METHODS.has(method))) noteConditions(route, { api_scope_required: CROSS_SITE }, true);
+  });
   api.addHook('onRequest', async (request) => {
     if (SAFE_METHODS.has(request.method)) return;
     if (request.principal?.kind !== 'session' && request.routeOptions.config.website !== true) return;

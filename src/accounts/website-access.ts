@@ -1,6 +1,6 @@
 import { AppError } from '../platform/errors.js';
 import type { Principal } from '../platform/auth/principal.js';
-import type { Conditions } from '../platform/http/openapi-responses.js';
+import { GENERAL, type Conditions } from '../platform/http/openapi-responses.js';
 import { tags } from '../platform/http/openapi-document.js';
 
 /** An operation only the website uses: its operationId, the `website` tag and summary, marked `x-website-only` (docs/adr/0065). */
@@ -12,13 +12,8 @@ export const PUBLIC = { auth: 'public', website: true } as const;
 /** The signed-in owner only: a session, never an API key (key management, password change). */
 export const SESSION_ONLY = { auth: { scope: 'links:read', sessionOnly: true }, website: true } as const;
 
-export const CROSS_SITE: Conditions = {
-  api_scope_required:
-    'A state-changing request that is not JSON or does not come from the website’s own origin (CSRF check); or an API key where only a session is taken.',
-};
-
 export const RATE_LIMITED: Conditions = {
-  rate_limited: 'Too many attempts in a minute from this network or for this address, whether or not it has an account. `Retry-After` says when to try again.',
+  rate_limited: `${GENERAL.rate_limited} Also: too many attempts in a minute from this network or for this address, whether or not it has an account.`,
 };
 
 export type SessionPrincipal = Extract<Principal, { kind: 'session' }>;

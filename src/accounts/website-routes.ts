@@ -6,7 +6,7 @@ import type { KyselyCreditHistory } from '../billing/credit-history.js';
 import type { AccountService } from './account-service.js';
 import { Site, EmptyBody } from './auth-schemas.js';
 import { CreditHistory, KeyCreateBody, KeyCreated, KeyList, PackList, PackRefunded } from './website-schemas.js';
-import { CROSS_SITE, SESSION_ONLY, WEBSITE, requireSession } from './website-access.js';
+import { SESSION_ONLY, WEBSITE, requireSession } from './website-access.js';
 
 export interface WebsiteRoutesOptions {
   accounts: AccountService;
@@ -46,7 +46,7 @@ export const websiteRoutes: FastifyPluginAsyncTypebox<WebsiteRoutesOptions> = as
       schema: {
         ...WEBSITE('createKey', 'Create an API key; its secret is in this answer only'),
         body: KeyCreateBody,
-        response: { 200: KeyCreated, ...errorResponses(CROSS_SITE) },
+        response: { 200: KeyCreated },
       },
     },
     async (request) => accounts.createKey(requireSession(request.principal).accountId, request.body),
@@ -59,7 +59,7 @@ export const websiteRoutes: FastifyPluginAsyncTypebox<WebsiteRoutesOptions> = as
       schema: {
         ...WEBSITE('revokeKey', 'Revoke an API key of the account, at once'),
         params: IdParams,
-        response: { 204: { type: 'null' }, ...errorResponses({ not_found: 'No such key in this account.', ...CROSS_SITE }) },
+        response: { 204: { type: 'null' }, ...errorResponses({ not_found: 'No such key in this account.' }) },
       },
     },
     async (request, reply) => {
@@ -90,7 +90,6 @@ export const websiteRoutes: FastifyPluginAsyncTypebox<WebsiteRoutesOptions> = as
           ...errorResponses({
             not_found: 'No such pack in this account.',
             request_conflict: 'The pack is refunded already or has recorded visits.',
-            ...CROSS_SITE,
           }),
         },
       },

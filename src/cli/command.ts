@@ -13,9 +13,21 @@ export interface Context {
 
 export type Values = Record<string, string | undefined>;
 
-/** One admin command: its `--options` (all strings) and what it does with them. */
+/** What `shortlinks <command> --help` says of a command (help.ts). */
+export interface CommandHelp {
+  /** The options after the command's name, as typed: `--id <link id>`, `[--search <text>]`. */
+  usage: string;
+  /** What it does, in a sentence or two. */
+  summary: string;
+  /** The JSON object it prints on success. */
+  prints: string;
+}
+
+/** One admin command: its `--options` (all strings), its help, and what it does with them. */
 export interface Command {
   options: Record<string, { type: 'string' }>;
+  /** Without it, the help names the options alone. */
+  help?: CommandHelp;
   run(values: Values, context: Context): Promise<object>;
 }
 

@@ -5,16 +5,18 @@ import { RuleError } from '../platform/errors.js';
 import { openDatabase, type Database } from '../platform/database/database.js';
 import { CliError } from './command.js';
 import { commands } from './commands.js';
+import { asksForHelp, commandHelp, listHelp } from './help.js';
 
 /**
  * The operator's command line (CONTRACT.md): one JSON object on stdout on success; on failure a one-line
  * reason on stderr and a non-zero exit. Uses the same DATABASE_URL as the server and works beside it.
  */
 async function main(argv: string[]): Promise<number> {
+  if (asksForHelp(argv)) return help(argv);
   const [group, action, ...rest] = argv;
   const name = `${group ?? ''} ${action ?? ''}`.trim();
   const command = commands[name];
-  if (!command) throw new CliError(`unknown command "${name}"; commands: ${Object.keys(commands).join(', ')}`);
+  if (!command) throw unknown(name);
   let values: Record<string, string | undefined>;
   try {
     values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values;
@@ -31,6 +33,25 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await database?.close();
   }
+}
+
+const unknown = (name: string) => new CliError(`${name === '' ? 'no command given' : `unknown command "${name}"`}; shortlinks --help lists the commands`);
+
+/** Usage text on stdout, before any configuration is read or database opened: it needs neither. */
+function help(argv: string[]): number {
+  const [group, action] = argv.filter((word) => !word.startsWith('-'));
+  const groups = new Set(Object.keys(commands).map((name) => name.split(' ')[0]));
+  let text: string;
+  if (group === undefined) text = listHelp(commands);
+  else if (action === undefined && groups.has(group)) text = listHelp(commands, group);
+  else {
+    const name = `${group} ${action ?? ''}`.trim();
+    const command = commands[name];
+    if (!command) throw unknown(name);
+    text = commandHelp(name, command);
+  }
+  process.stdout.write(text);
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -35,30 +35,53 @@ const positiveInteger = (raw: string, name: string): number => {
 export const safetyCommands: Record<string, Command> = {
   'links suspend': {
     options: { id: { type: 'string' } },
+    help: {
+      usage: '--id <link id>',
+      summary: 'Suspend a link: it stops redirecting within REDIRECT_CACHE_TTL_MS, and its owner cannot edit it. Audited.',
+      prints: '{"id", "status": "suspended"}',
+    },
     run: (values, context) => operators(context).suspend(CLI, requiredId(values, 'id')),
   },
   'links restore': {
     options: { id: { type: 'string' } },
+    help: { usage: '--id <link id>', summary: 'Restore a suspended link to the status it had before (active or paused). Audited.', prints: '{"id", "status"}' },
     run: (values, context) => operators(context).restore(CLI, requiredId(values, 'id')),
   },
   'credits grant': {
     options: { account: { type: 'string' }, credits: { type: 'string' } },
+    help: { usage: '--account <id> --credits <n>', summary: 'Add purchased credits to an account. Audited.', prints: '{"account", "purchasedBalance"}' },
     run: (values, context) => operators(context).grantCredits(CLI, requiredId(values, 'account'), positiveInteger(required(values, 'credits'), 'credits')),
   },
   'accounts make-operator': {
     options: { email: { type: 'string' } },
+    help: {
+      usage: '--email <email>',
+      summary: 'Let the account open the operator console at /app/admin. Audited.',
+      prints: '{"id", "email", "operator": true}',
+    },
     run: (values, context) => operators(context).makeOperator(CLI, required(values, 'email')),
   },
   'blocklist add': {
     options: { domain: { type: 'string' } },
+    help: {
+      usage: '--domain <domain>',
+      summary: 'Refuse links into the domain and its subdomains, and suspend the links into them now. Audited.',
+      prints: '{"domain", "blocked": true, "suspended"}',
+    },
     run: (values, context) => operators(context).block(CLI, required(values, 'domain')),
   },
   'blocklist remove': {
     options: { domain: { type: 'string' } },
+    help: {
+      usage: '--domain <domain>',
+      summary: 'Allow links into the domain again (suspended links stay suspended). Audited.',
+      prints: '{"domain", "blocked": false}',
+    },
     run: (values, context) => operators(context).unblock(CLI, required(values, 'domain')),
   },
   'blocklist list': {
     options: {},
+    help: { usage: '', summary: 'The blocked domains.', prints: '{"domains": [ … ]}' },
     run: (_values, context) => operators(context).blocked(),
   },
 };

@@ -6,6 +6,7 @@ import type { Clock } from '../platform/time.js';
 import type { RateLimiter } from './redis-rate-limiter.js';
 import type { RefusalCounts } from '../platform/operations/counts.js';
 import { sendError } from '../platform/http/error-handling.js';
+import { GENERAL, noteConditions } from '../platform/http/openapi-responses.js';
 import { accountOf } from '../platform/auth/principal.js';
 import { SESSION_COOKIE } from '../platform/auth/session-resolver.js';
 import { TRIAL_TOKEN_HEADER } from '../platform/http/headers.js';
@@ -47,6 +48,9 @@ export interface RateLimitOptions {
 export function installRateLimits(api: FastifyInstance, options: RateLimitOptions): void {
   const { limiter, limits, website, edgeLocation, networkSecret, now, refusals } = options;
   api.decorateRequest('rateLimits', null);
+  api.addHook('onRoute', (route) => {
+    if (route.config?.rateLimit !== false) noteConditions(route, { rate_limited: GENERAL.rate_limited });
+  });
 
   api.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.rateLimit === false) return;

@@ -2,7 +2,7 @@ import type { AccountService, KeySummary } from '../accounts/account-service.js'
 import { normalEmail } from '../accounts/account-service.js';
 import type { LinkRecord, LinkStatus } from '../links/ports.js';
 import type { ModerationService } from '../links/moderation-service.js';
-import { slugOf } from '../links/short-urls.js';
+import { slugOfReference } from '../links/link-reference.js';
 import { AppError, RuleError } from '../platform/errors.js';
 import { DAY_MS, type Clock } from '../platform/time.js';
 import type { AuditAction, KyselyAuditLog } from './audit-log.js';
@@ -129,7 +129,7 @@ export class OperatorService {
 
   /** A link by its short URL, QR URL or slug: the link, its owner, its open reports and recent visits. */
   async findLink(url: string) {
-    const slug = slugOf(url);
+    const slug = slugOfReference(url);
     const link = slug === undefined ? undefined : await this.deps.links.bySlug(slug);
     if (!link) throw new RuleError('not_found', `no link at ${url}`);
     const owner = link.accountId === null ? null : await this.deps.operators.byId(link.accountId);

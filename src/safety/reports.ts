@@ -1,6 +1,6 @@
 import type { RateLimiter } from '../limits/redis-rate-limiter.js';
 import type { LinkRecord } from '../links/ports.js';
-import { slugOf } from '../links/short-urls.js';
+import { slugOfReference } from '../links/link-reference.js';
 import { AppError } from '../platform/errors.js';
 import { networkHash } from '../platform/network.js';
 import type { Clock } from '../platform/time.js';
@@ -35,7 +35,7 @@ export class Reports {
     const net = networkHash(deps.networkSecret, network);
     const allowed = await deps.limiter.check(`rl:${deps.edgeLocation}:report:net:${net}`, deps.perNetworkPerMinute, now);
     if (!allowed.allowed) throw new AppError('rate_limited', Math.ceil(allowed.retryAfterMs / 1000));
-    const slug = slugOf(input.url);
+    const slug = slugOfReference(input.url);
     const link = slug === undefined ? undefined : await deps.links.bySlug(slug);
     if (!link) throw new AppError('not_found');
     const report = await deps.store.create({ linkId: link.id, url: input.url.trim(), reason: input.reason.trim(), network: net, now });

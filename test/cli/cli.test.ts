@@ -6,26 +6,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { postgresSkip, freshDatabase, type DatabaseKind, type TestDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { TEST_PASSWORD_HASHING, runCli as shortlinks, type CliResult } from '../helpers/processes.js';
+import { TEST_PASSWORD_HASHING, failedWithOneLine as failed, printedObject as succeeded, runCli as shortlinks } from '../helpers/processes.js';
 import { verifyPassword } from '../../src/accounts/passwords.js';
-
-/** Success: exit 0, exactly one line on stdout holding one JSON object, nothing on stderr. */
-function succeeded(result: CliResult): any {
-  assert.equal(result.code, 0, result.stderr);
-  assert.equal(result.stderr, '');
-  assert.match(result.stdout, /^[^\n]+\n$/, 'exactly one line on stdout');
-  const value = JSON.parse(result.stdout);
-  assert.equal(typeof value, 'object');
-  assert.ok(value !== null && !Array.isArray(value));
-  return value;
-}
-
-/** Failure: non-zero exit, nothing on stdout, exactly one non-empty line on stderr. */
-function failed(result: CliResult, what: string): void {
-  assert.notEqual(result.code, 0, `${what}: exit code`);
-  assert.equal(result.stdout, '', `${what}: stdout`);
-  assert.match(result.stderr, /^[^\n]+\n$/, `${what}: one line on stderr, got ${JSON.stringify(result.stderr)}`);
-}
 
 const email = () => `${crypto.randomUUID()}@example.test`;
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');

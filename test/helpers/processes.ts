@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
@@ -110,4 +111,22 @@ export async function runCli(databaseUrl: string, ...args: string[]): Promise<Cl
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** A command that succeeded: exit 0, exactly one line on stdout holding one JSON object, nothing on stderr. */
+export function printedObject(result: CliResult): any {
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stderr, '');
+  assert.match(result.stdout, /^[^\n]+\n$/, 'exactly one line on stdout');
+  const value = JSON.parse(result.stdout);
+  assert.equal(typeof value, 'object');
+  assert.ok(value !== null && !Array.isArray(value));
+  return value;
+}
+
+/** A command that failed: non-zero exit, nothing on stdout, exactly one non-empty line on stderr. */
+export function failedWithOneLine(result: CliResult, what: string): void {
+  assert.notEqual(result.code, 0, `${what}: exit code`);
+  assert.equal(result.stdout, '', `${what}: stdout`);
+  assert.match(result.stderr, /^[^\n]+\n$/, `${what}: one line on stderr, got ${JSON.stringify(result.stderr)}`);
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { scopesOf, type Principal } from './principal.js';
-import { documentedAccess, type PrincipalResolver, type RouteAccess, type RouteRule } from './route-access.js';
+import { accessConditions, documentedAccess, type PrincipalResolver, type RouteAccess, type RouteRule } from './route-access.js';
+import { noteConditions } from '../http/openapi-responses.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,8 +20,8 @@ const ANONYMOUS: Principal = { kind: 'anonymous' };
  * Establishes who is calling before the body is even parsed, so that credentials are judged first.
  * The resolvers are asked in order and the first credential found decides (an invalid one is 401 at
  * once); then the route's rule: nobody where credentials are needed is 401, a principal the route does
- * not take or without its scope is 403. Each route's `config.auth` also writes its OpenAPI security,
- * so the document and the enforcement cannot disagree. Finer rules (a trial token's own link,
+ * not take or without its scope is 403. Each route's `config.auth` also writes its OpenAPI security
+ * and the 401 and 403 it answers, so the document and the enforcement cannot disagree. Finer rules (a trial token's own link,
  * credits:spend for extras) stay with the services.
  */
 export function installAuth(app: FastifyInstance, resolvers: readonly PrincipalResolver[]): void {
@@ -29,6 +30,7 @@ export function installAuth(app: FastifyInstance, resolvers: readonly PrincipalR
     const access = route.config?.auth;
     if (access === undefined) throw new Error(`${String(route.method)} ${route.url} does not declare config.auth`);
     route.schema = Object.assign(route.schema ?? {}, documentedAccess(access, resolvers));
+    noteConditions(route, accessConditions(access));
   });
   const resolvedBy = new WeakMap<Principal, PrincipalResolver>();
   app.addHook('onRequest', async (request) => {

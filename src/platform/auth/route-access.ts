@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal, PrincipalKind, Scope } from './principal.js';
+import type { Conditions } from '../http/openapi-responses.js';
 
 /**
  * Who may call a route, declared once in its `config.auth`; the check (auth-plugin.ts) and the
@@ -40,4 +41,34 @@ export function documentedAccess(access: RouteAccess, resolvers: readonly Princi
   const security = resolvers.map((resolver) => resolver.security(access)).filter((requirement) => requirement !== undefined);
   if (access.anonymous) security.push({});
   return { security, 'x-scopes': [access.scope] };
+}
+
+const BAD_KEY = 'an `Authorization` header that is not `Bearer <key>`, or a key that is unknown or revoked';
+const BAD_TOKEN = 'an `X-Service-Trial-Token` that is malformed or unknown';
+const BAD_SESSION = 'a session cookie that names no live session (or is sent twice)';
+
+/** The 401 and 403 a route's rule makes it answer, in words (installAuth notes them on every route). */
+export function accessConditions(access: RouteAccess): Conditions {
+  if (access === 'public') return {};
+  const { scope } = access;
+  if (access.sessionOnly) {
+    return {
+      api_key_invalid: `Not signed in: no session cookie, or ${BAD_SESSION}. Also ${BAD_KEY}, or ${BAD_TOKEN}.`,
+      api_scope_required: 'A valid API key or trial token: only the signed-in owner’s website session is taken.',
+    };
+  }
+  if (access.anonymous) {
+    return {
+      api_key_invalid: `Invalid credentials: ${BAD_KEY}, or ${BAD_SESSION}. Credentials that are sent never fall back to the no-key trial.`,
+      api_scope_required: access.trialToken
+        ? `The key lacks the \`${scope}\` scope, or the trial token is another link’s.`
+        : `The key lacks the \`${scope}\` scope.`,
+    };
+  }
+  return {
+    api_key_invalid: `Missing or invalid credentials: none at all, ${BAD_KEY}, ${BAD_TOKEN}, or ${BAD_SESSION}.`,
+    api_scope_required: access.trialToken
+      ? `The key lacks the \`${scope}\` scope, or the trial token is another link’s.`
+      : `The key lacks the \`${scope}\` scope, or a valid trial token is sent (it authorizes only reading its link, the link’s QR code and its stats).`,
+  };
 }

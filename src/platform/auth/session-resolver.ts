@@ -1,9 +1,32 @@
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { PrincipalResolver } from './route-access.js';
 
-/** The website's session cookie (src/accounts/session-cookie.ts sets it). */
 /** The website's session cookie (the accounts capability sets it; rate limits recognise it). */
 export const SESSION_COOKIE = 'sl_session';
+
+/**
+ * The session cookie's token; undefined when the request carries none, or carries the cookie more
+ * than once. A browser sends every cookie whose domain and path match, and the cookie parser keeps the
+ * first: a cookie planted for a narrower path or a parent domain would choose whose session the
+ * request runs in. A request with two is taken as signed out (docs/adr/0064-website-sessions.md).
+ */
+export function sessionToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (header === undefined || sessionCookieCount(header) !== 1) return undefined;
+  const token = (request as { cookies?: Record<string, string | undefined> }).cookies?.[SESSION_COOKIE];
+  return token === '' ? undefined : token;
+}
+
+/** Cookies named like the session's in a Cookie header, named as the cookie parser reads names (trimmed). */
+function sessionCookieCount(header: string): number {
+  let count = 0;
+  for (const pair of header.split(';')) {
+    const equals = pair.indexOf('=');
+    if (equals !== -1 && pair.slice(0, equals).trim() === SESSION_COOKIE) count++;
+  }
+  return count;
+}
 
 export interface SessionLookup {
   /** The signed-in, verified account of a cookie token; undefined when unknown, expired or revoked. */
@@ -20,8 +43,8 @@ export function sessionResolver(sessions: SessionLookup): PrincipalResolver {
     kind: 'session',
     security: () => ({ session: [] }),
     async resolve(request) {
-      const token = (request as { cookies?: Record<string, string | undefined> }).cookies?.[SESSION_COOKIE];
-      if (token === undefined || token === '') return undefined;
+      const token = sessionToken(request);
+      if (token === undefined) return undefined;
       const signedIn = await sessions.resolve(token);
       if (!signedIn) throw new AppError('api_key_invalid');
       return { kind: 'session', accountId: signedIn.accountId, sessionId: signedIn.sessionId, email: signedIn.email };

@@ -28,7 +28,20 @@ export interface Database {
    * own (notices.ts). SQLite has no push between processes; its readers poll instead.
    */
   readonly listen?: (channel: string, handlers: NoticeHandlers) => NoticeListener;
+  /** How its connections are used right now (/metrics): read in place, no query. */
+  connections(): ConnectionsInUse;
   close(): Promise<void>;
+}
+
+/**
+ * PostgreSQL: the pool's connections and the queries waiting for one. SQLite: the one writing
+ * connection (requests' queries and transactions, and flushes, take turns on it: sqlite-driver.ts).
+ */
+export interface ConnectionsInUse {
+  max: number;
+  open: number;
+  idle: number;
+  waiting: number;
 }
 
 /**
@@ -90,8 +103,10 @@ function openSqlite(url: string, options: OpenOptions): Database {
   sqlitePragmas(sqlite);
   // One connection behind a mutex, so transactions of this connection are serialized: a guarded update
   // inside one is atomic with respect to every other request; other connections wait for its lock.
-  const db = new Kysely<DB>({ dialect: new SqliteWaitingDialect(() => sqlite, SQLITE_WAIT_MS) });
-  if (file === ':memory:') return { db, reads: db, dialect: 'sqlite', url, close: () => db.destroy() };
+  const writer = new SqliteWaitingDialect(() => sqlite, SQLITE_WAIT_MS);
+  const db = new Kysely<DB>({ dialect: writer });
+  const connections = () => ({ max: 1, open: 1, idle: writer.use.busy ? 0 : 1, waiting: writer.use.waiting });
+  if (file === ':memory:') return { db, reads: db, dialect: 'sqlite', url, connections, close: () => db.destroy() };
   // Checkpoints run in a worker thread (checkpointer.ts); the writer checkpoints itself only if the
   // log passes 100 MB (in pages of the file's size), which that thread normally never lets happen. A busy
   // flush writes megabytes of log before the log can start over; the file is cut back to
@@ -116,16 +131,19 @@ function openSqlite(url: string, options: OpenOptions): Database {
     await reads.destroy();
     await db.destroy();
   };
-  return { db, reads, dialect: 'sqlite', url, close };
+  return { db, reads, dialect: 'sqlite', url, connections, close };
 }
 
 const CHECKPOINT_INTERVAL_MS = 500;
 const SAFETY_CHECKPOINT_BYTES = 100 * 1024 * 1024;
 
+/** Connections in each instance's pool. */
+const POSTGRES_POOL_SIZE = 10;
+
 function openPostgres(url: string): Database {
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: POSTGRES_POOL_SIZE,
     connectionTimeoutMillis: 5000,
     // bigint (int8) columns hold Unix milliseconds and credit amounts, all far below 2^53: read them as
     // numbers rather than pg's default strings. Set per pool so no global state is touched.
@@ -143,7 +161,8 @@ function openPostgres(url: string): Database {
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const listen = (channel: string, handlers: NoticeHandlers) => listenForNotices(url, channel, handlers);
-  return { db, reads: db, dialect: 'postgres', url, listen, close: () => db.destroy() };
+  const connections = () => ({ max: POSTGRES_POOL_SIZE, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { db, reads: db, dialect: 'postgres', url, listen, connections, close: () => db.destroy() };
 }
 
 export async function ping(database: Database): Promise<void> {

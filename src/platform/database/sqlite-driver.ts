@@ -33,10 +33,12 @@ export class SqliteWaitingDialect implements Dialect {
   constructor(
     private readonly open: () => SqliteDatabase.Database | Promise<SqliteDatabase.Database>,
     private readonly waitMs: number,
+    /** Counted in place as the connection is taken and given back; /metrics reads it. */
+    readonly use = new ConnectionUse(),
   ) {}
 
   createDriver(): Driver {
-    return new WaitingDriver(this.open, this.waitMs);
+    return new WaitingDriver(this.open, this.waitMs, this.use);
   }
 
   createQueryCompiler() {
@@ -52,6 +54,12 @@ export class SqliteWaitingDialect implements Dialect {
   }
 }
 
+/** Whether the one connection is taken (by a query or a transaction), and how many wait for it. */
+export class ConnectionUse {
+  busy = false;
+  waiting = 0;
+}
+
 class WaitingDriver implements Driver {
   private connection: WaitingConnection | undefined;
   /** SQLite has one connection here: a transaction holds it until it ends. */
@@ -61,6 +69,7 @@ class WaitingDriver implements Driver {
   constructor(
     private readonly open: () => SqliteDatabase.Database | Promise<SqliteDatabase.Database>,
     private readonly waitMs: number,
+    private readonly use: ConnectionUse,
   ) {}
 
   async init(): Promise<void> {
@@ -71,8 +80,16 @@ class WaitingDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    while (this.held) await this.held;
+    if (this.held) {
+      this.use.waiting++;
+      try {
+        while (this.held !== undefined) await this.held;
+      } finally {
+        this.use.waiting--;
+      }
+    }
     this.held = new Promise((resolve) => (this.release = resolve));
+    this.use.busy = true;
     return this.connection!;
   }
 
@@ -80,6 +97,7 @@ class WaitingDriver implements Driver {
     const release = this.release;
     this.held = undefined;
     this.release = undefined;
+    this.use.busy = false;
     release?.();
   }
 

@@ -36,9 +36,10 @@ export interface ErrorResponse {
 }
 
 /**
- * Error responses of an operation, one per status: the description lists each error value with when
- * it is answered, and each value is an example of the Error body. The OpenAPI plugin adds what every
- * operation shares (GENERAL, and 401/403 from the operation's security) where a route says nothing.
+ * A route's own error responses, one per status, for the errors its service answers (a link not
+ * found, a stale version, credits): the description lists each error value with when it is answered,
+ * and each value is an example of the Error body. What the pipeline answers on every route is added
+ * by completeResponses, from what each part noted (noteConditions).
  */
 export function errorResponses(conditions: Conditions): Record<number, ErrorResponse> {
   const byStatus = new Map<number, [ErrorCode, string][]>();
@@ -64,10 +65,40 @@ function errorResponse(entries: [ErrorCode, string][]): ErrorResponse {
 /** An example's summary: the condition up to its first full stop, colon or semicolon. */
 const firstSentence = (text: string): string => text.split(/(?<=\.) |[:;] /)[0]!.replace(/\.$/, '');
 
+/**
+ * Where the parts of the request pipeline note, on a route's schema, the errors they answer there;
+ * the note reaches the document as an extension of the operation, which completeResponses reads and
+ * removes.
+ */
+const NOTED = 'x-conditions';
+
+/** A noted condition: its words, and whether they hold beside a route's own words for the value. */
+interface Noted {
+  when: string;
+  beside: boolean;
+}
+
+/**
+ * Notes on a route (from an onRoute hook) that it may answer `conditions`. Each part of the pipeline
+ * that refuses requests (authentication, rate limits, the CSRF check) notes what it refuses on each
+ * route it runs on, so the document follows what runs: nothing is listed by hand per route. A route
+ * that describes a value itself (errorResponses) replaces the noted words for it, unless they are a
+ * cause of their own that the route does not know of (`beside`: the CSRF check's).
+ * Idempotent: a GET route and its HEAD share one schema.
+ */
+export function noteConditions(route: { schema?: object }, conditions: Conditions, beside = false): void {
+  const schema = (route.schema ??= {}) as { [NOTED]?: Record<string, Noted[]> };
+  const noted = (schema[NOTED] ??= {});
+  for (const [code, when] of Object.entries(conditions)) {
+    const entries = (noted[code] ??= []);
+    if (!entries.some((entry) => entry.when === when)) entries.push({ when, beside });
+  }
+}
+
 /** An operation of the generated document, as far as completing its responses needs. */
 export interface DocumentOperation {
-  security?: Record<string, string[]>[];
   responses: Record<string, DocumentResponse>;
+  [NOTED]?: Record<string, Noted[]>;
 }
 
 interface DocumentResponse {
@@ -78,46 +109,51 @@ interface DocumentResponse {
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
+/** What every operation may answer: malformed input, and storage trouble or load shedding. */
+const EVERYWHERE: Conditions = { invalid_request: GENERAL.invalid_request, links_unavailable: GENERAL.links_unavailable };
+
 /**
- * Adds to an operation of the document what the service does on every operation: the errors of
- * GENERAL, 401 and 403 as its security implies, the rate-limit headers on every response, and
- * `Retry-After` on 429 and 503. Statuses end in numeric order.
+ * Completes an operation of the document with every error it can answer: those of EVERYWHERE, those
+ * the pipeline noted on its route, and the route's own (whose words for a value come first). Each
+ * error status's body lists exactly the error values it can carry (an `enum`), each an example. The
+ * rate-limit headers are on every response of an operation the limiter counts, and `Retry-After` on
+ * 429 and 503. Statuses end in numeric order.
  */
 export function completeResponses(operation: DocumentOperation): void {
   const responses = operation.responses;
-  for (const [code, when] of Object.entries({ ...GENERAL, ...callerConditions(operation.security ?? []) }) as [ErrorCode, string][]) {
+  const noted: Record<string, Noted[]> = { ...operation[NOTED] };
+  delete operation[NOTED];
+  for (const [code, when] of Object.entries(EVERYWHERE)) noted[code] = [{ when, beside: false }, ...(noted[code] ?? [])];
+  for (const [code, entries] of Object.entries(noted) as [ErrorCode, Noted[]][]) {
     const status = String(ERROR_STATUS[code]);
-    const response = (responses[status] ??= {
-      description: '',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' }, examples: {} } },
-    });
+    const response = (responses[status] ??= { description: '', content: { 'application/json': { examples: {} } } });
     const media = response.content!['application/json']!;
-    if (media.examples?.[code] !== undefined) continue;
+    const own = media.examples?.[code] !== undefined;
+    const when = entries
+      .filter((entry) => !own || entry.beside)
+      .map((entry) => entry.when)
+      .join(' ');
+    if (when === '') continue;
+    if (own) {
+      // The value's paragraph of the description (one line each) gets the further cause.
+      response.description = response.description.replace(new RegExp(`^\`${code}\`: .*$`, 'm'), (line) => `${line} ${when}`);
+      continue;
+    }
     media.examples = { ...media.examples, [code]: { summary: firstSentence(when), value: { error: code } } };
     response.description = [response.description, `\`${code}\`: ${when}`].filter(Boolean).join('\n\n');
   }
   for (const [status, response] of Object.entries(responses)) {
-    response.headers = { ...response.headers, RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimit-Policy') };
-    if (status === '429' || status === '503') response.headers['Retry-After'] = header('Retry-After');
+    const media = response.content?.['application/json'];
+    if (Number(status) >= 400 && media?.examples !== undefined) media.schema = errorBody(Object.keys(media.examples));
+    // The limiter notes rate_limited on each route it counts (rate-limit-plugin.ts); every answer it counted carries these.
+    if (noted.rate_limited !== undefined)
+      response.headers = { ...response.headers, RateLimit: header('RateLimit'), 'RateLimit-Policy': header('RateLimit-Policy') };
+    if (status === '429' || status === '503') response.headers = { ...response.headers, 'Retry-After': header('Retry-After') };
   }
   operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
-/** 401 and 403 as the operation's security requirements imply them; none where anyone may call. */
-function callerConditions(security: Record<string, string[]>[]): Conditions {
-  const scope = security.find((requirement) => requirement.apiKey !== undefined)?.apiKey?.[0];
-  if (scope === undefined) return {};
-  const trialToken = security.some((requirement) => requirement.trialToken !== undefined);
-  const anonymous = security.some((requirement) => Object.keys(requirement).length === 0);
-  const badKey = 'an `Authorization` header that is not `Bearer <key>`, or a key that is unknown or revoked';
-  return {
-    api_key_invalid: anonymous
-      ? `An invalid key: ${badKey}. A supplied header never falls back to the no-key trial.`
-      : `Missing or invalid credentials: none at all, ${badKey}, or an \`X-Service-Trial-Token\` that is malformed or unknown.`,
-    api_scope_required: trialToken
-      ? `The key lacks the \`${scope}\` scope, or the trial token is another link’s.`
-      : anonymous
-        ? `The key lacks the \`${scope}\` scope.`
-        : `The key lacks the \`${scope}\` scope, or a valid trial token is sent (it authorizes only reading its link, the link’s QR code and its stats).`,
-  };
-}
+/** The Error body, its `error` narrowed to the values one status of one operation can carry. */
+const errorBody = (codes: string[]) => ({
+  allOf: [{ $ref: '#/components/schemas/ErrorBody' }, { type: 'object', properties: { error: { type: 'string', enum: codes } } }],
+});

@@ -7,6 +7,9 @@ import type { RedirectCounts, RedirectOutcomes, RefusalCounts } from './counts.j
 import { isReady } from './health.js';
 import { sendError } from '../http/error-handling.js';
 import type { DatabaseWatch } from '../../limits/load-shedding.js';
+import type { Database } from '../database/database.js';
+import type { RequestLog, RequestObserver } from './request-log.js';
+import { buildInfo, connectionGauges, requestDurations } from './service-metrics.js';
 
 /** The redirect cache as /metrics shows it (links-setup.ts). */
 export interface RedirectCacheState {
@@ -39,6 +42,12 @@ const OUTCOMES: Array<[label: string, field: keyof RedirectOutcomes]> = [
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /**
+ * prom-client's default metrics name three gauges `*_total`, which `promtool check metrics` refuses
+ * (a `_total` is a counter's); their per-type gauges without the suffix stay and sum to the same.
+ */
+const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+/**
  * The Prometheus metrics of one app, in a registry of its own (docs/decisions.md, "Health and
  * metrics"). Flushes are observed as the recorder reports them, about once a second; everything
  * the request paths count is read from plain fields in collect() callbacks, so no request calls
@@ -53,10 +62,16 @@ export class Metrics {
   private readonly visitsDropped: Counter<'reason'>;
   private readonly flushDurations: Histogram<'outcome'>;
   private flushErrors = 0;
+  /** Observes an API or website request (the request log tells it of each). */
+  readonly requestAnswered: RequestObserver;
 
-  constructor() {
+  constructor(database: Pick<Database, 'dialect' | 'connections'>) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
+    buildInfo(registers, database.dialect);
+    connectionGauges(registers, () => database.connections());
+    this.requestAnswered = requestDurations(registers);
     this.visitsRecorded = new Counter({ name: 'shortlinks_visits_recorded_total', help: 'Visits written to the database.', registers });
     this.visitsDropped = new Counter({
       name: 'shortlinks_visits_dropped_total',
@@ -169,9 +184,10 @@ function sameSecret(given: string, expected: string): boolean {
  * and only for `Authorization: Bearer <token>` (else 401 api_key_invalid). Outside /api/v1: a
  * scraper is neither rate-limited nor shed. Returns undefined when metrics are off.
  */
-export function installMetrics(app: FastifyInstance, token: string | undefined): Metrics | undefined {
+export function installMetrics(app: FastifyInstance, token: string | undefined, observed: { database: Database; requests: RequestLog }): Metrics | undefined {
   if (token === undefined) return undefined;
-  const metrics = new Metrics();
+  const metrics = new Metrics(observed.database);
+  observed.requests.observeWith(metrics.requestAnswered);
   // Storage errors of requests, seen once Fastify's error handler has answered them.
   app.addHook('onError', async (_request, _reply, error) => {
     if (isUnavailable(error)) metrics.requestDatabaseErrors++;
