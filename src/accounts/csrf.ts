@@ -24,14 +24,19 @@ const CROSS_SITE =
 export function installCsrfCheck(api: FastifyInstance, publicUrl: string): void {
   const publicOrigin = new URL(publicUrl).origin;
   api.addHook('onRoute', (route) => {
-    const checked = (route.config?.auth !== undefined && route.config.auth !== 'public') || route.config?.website === true;
+    const auth = route.config?.auth;
+    // A hidden route's refusals are all 404 (route-access.ts), this one too.
+    if (auth !== undefined && auth !== 'public' && auth.hidden) return;
+    const checked = (auth !== undefined && auth !== 'public') || route.config?.website === true;
     const methods = [route.method].flat();
     if (checked && methods.some((method) => !SAFE_METHODS.has(method))) noteConditions(route, { api_scope_required: CROSS_SITE }, true);
   });
   api.addHook('onRequest', async (request) => {
     if (SAFE_METHODS.has(request.method)) return;
     if (request.principal?.kind !== 'session' && request.routeOptions.config.website !== true) return;
-    if (!isJson(request.headers['content-type']) || !sameOrigin(request, publicOrigin)) throw new AppError('api_scope_required');
+    if (isJson(request.headers['content-type']) && sameOrigin(request, publicOrigin)) return;
+    const auth = request.routeOptions.config.auth;
+    throw new AppError(auth !== undefined && auth !== 'public' && auth.hidden ? 'not_found' : 'api_scope_required');
   });
 }
 

@@ -27,6 +27,8 @@ const SAFE = new Set(['get', 'head', 'options']);
 const takesSession = (operation: Json) => (operation.security ?? []).some((requirement: Json) => requirement.session !== undefined);
 const sessionOnly = (operation: Json) => operation.security?.length === 1 && takesSession(operation);
 const isPublic = (operation: Json) => (operation.security ?? []).length === 0;
+/** The operator console: every refusal is 404, so none of the 401 and 403 probes below apply. */
+const hidden = (operation: Json) => operation['x-hidden'] === true;
 
 describe('every error an operation can answer is in the OpenAPI document', () => {
   let doc: Json;
@@ -60,6 +62,11 @@ describe('every error an operation can answer is in the OpenAPI document', () =>
       const where = `${method} ${path}`;
       assert.ok(documentedValues(operation, 400).includes('invalid_request'), `${where}: 400`);
       assert.ok(documentedValues(operation, 503).includes('links_unavailable'), `${where}: 503`);
+      if (hidden(operation)) {
+        assert.ok(documentedValues(operation, 404).includes('not_found'), `${where}: 404 for everyone else`);
+        assert.deepEqual([documentedValues(operation, 401), documentedValues(operation, 403)], [[], []], `${where}: no 401 or 403`);
+        continue;
+      }
       if (!isPublic(operation)) {
         assert.ok(documentedValues(operation, 401).includes('api_key_invalid'), `${where}: 401 without credentials`);
         assert.ok(documentedValues(operation, 403).includes('api_scope_required'), `${where}: 403 for a credential it does not take`);
@@ -79,7 +86,7 @@ describe('every error an operation can answer is in the OpenAPI document', () =>
   });
 
   test('the website’s own operations document 401 without a session and 403 for an API key', () => {
-    for (const { method, path, operation } of operationsOf(doc).filter(({ operation }) => sessionOnly(operation))) {
+    for (const { method, path, operation } of operationsOf(doc).filter(({ operation }) => sessionOnly(operation) && !hidden(operation))) {
       assert.match(operation.responses['401'].description, /session/, `${method} ${path}`);
       assert.match(operation.responses['403'].description, /API key/, `${method} ${path}`);
     }
@@ -103,7 +110,9 @@ eachDatabase('answers provoked on every operation are documented', (kind) => {
     conformance.check(method, path, res);
     return res;
   };
-  const expect = (res: ApiResponse, status: number, error: string, what: string) => assert.deepEqual([res.status, res.body?.error], [status, error], what);
+  /** What the probe expects, or 404 not_found on a hidden operation, which refuses everyone alike. */
+  const expectOf = (op: Operation) => (res: ApiResponse, status: number, error: string, what: string) =>
+    assert.deepEqual([res.status, res.body?.error], hidden(op.operation) ? [404, 'not_found'] : [status, error], what);
 
   before(async () => {
     h = await Harness.start(kind);
@@ -123,7 +132,7 @@ eachDatabase('answers provoked on every operation are documented', (kind) => {
     for (const op of operations) {
       const res = await call(op, {});
       if (!isPublic(op.operation) && !(op.operation.security as Json[]).some((requirement) => Object.keys(requirement).length === 0)) {
-        expect(res, 401, 'api_key_invalid', `${op.method} ${op.path}`);
+        expectOf(op)(res, 401, 'api_key_invalid', `${op.method} ${op.path}`);
       }
     }
   });
@@ -132,7 +141,7 @@ eachDatabase('answers provoked on every operation are documented', (kind) => {
     for (const authorization of ['Bearer nonsense', `Bearer shl_live_${'A'.repeat(43)}`]) {
       for (const op of operations) {
         const res = await call(op, { authorization });
-        if (!isPublic(op.operation)) expect(res, 401, 'api_key_invalid', `${op.method} ${op.path}`);
+        if (!isPublic(op.operation)) expectOf(op)(res, 401, 'api_key_invalid', `${op.method} ${op.path}`);
       }
     }
   });
@@ -141,7 +150,7 @@ eachDatabase('answers provoked on every operation are documented', (kind) => {
     for (const op of operations.filter(({ operation }) => !isPublic(operation))) {
       const needed: string = op.operation['x-scopes'][0];
       const key = sessionOnly(op.operation) ? keys.get(needed)! : keys.get(needed === 'qr:read' ? 'analytics:read' : 'qr:read')!;
-      expect(await call(op, { authorization: `Bearer ${key}` }), 403, 'api_scope_required', `${op.method} ${op.path}`);
+      expectOf(op)(await call(op, { authorization: `Bearer ${key}` }), 403, 'api_scope_required', `${op.method} ${op.path}`);
     }
   });
 
@@ -149,20 +158,20 @@ eachDatabase('answers provoked on every operation are documented', (kind) => {
     for (const op of operations.filter(({ operation }) => !isPublic(operation))) {
       const res = await call(op, { 'x-service-trial-token': trialToken });
       const anonymous = (op.operation.security as Json[]).some((requirement) => Object.keys(requirement).length === 0);
-      if (!anonymous) expect(res, 403, 'api_scope_required', `${op.method} ${op.path}`);
+      if (!anonymous) expectOf(op)(res, 403, 'api_scope_required', `${op.method} ${op.path}`);
     }
   });
 
   test('a state change with a session that is not JSON from the website’s origin: 403 (CSRF)', async () => {
     for (const op of operations.filter(({ method, operation }) => !SAFE.has(method) && (takesSession(operation) || operation['x-website-only']))) {
-      expect(await call(op, { cookie: `sl_session=${session}` }), 403, 'api_scope_required', `${op.method} ${op.path}`);
+      expectOf(op)(await call(op, { cookie: `sl_session=${session}` }), 403, 'api_scope_required', `${op.method} ${op.path}`);
     }
   });
 
   test('the session cookie twice where only a session is taken: 401', async () => {
     for (const op of operations.filter(({ operation }) => sessionOnly(operation))) {
       const res = await call(op, { cookie: `sl_session=${session}; sl_session=${otherSession}`, origin: h.config.publicUrl });
-      expect(res, 401, 'api_key_invalid', `${op.method} ${op.path}`);
+      expectOf(op)(res, 401, 'api_key_invalid', `${op.method} ${op.path}`);
     }
   });
 

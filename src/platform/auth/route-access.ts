@@ -40,7 +40,8 @@ export function documentedAccess(access: RouteAccess, resolvers: readonly Princi
   if (access === 'public') return { security: [] as Record<string, string[]>[], 'x-scopes': [] as string[] };
   const security = resolvers.map((resolver) => resolver.security(access)).filter((requirement) => requirement !== undefined);
   if (access.anonymous) security.push({});
-  return { security, 'x-scopes': [access.scope] };
+  // A hidden route answers 404 for every refusal: the document says so, as clients see it.
+  return { security, 'x-scopes': [access.scope], ...(access.hidden ? { 'x-hidden': true } : {}) };
 }
 
 const BAD_KEY = 'an `Authorization` header that is not `Bearer <key>`, or a key that is unknown or revoked';
@@ -50,6 +51,12 @@ const BAD_SESSION = 'a session cookie that names no live session (or is sent twi
 /** The 401 and 403 a route's rule makes it answer, in words (installAuth notes them on every route). */
 export function accessConditions(access: RouteAccess): Conditions {
   if (access === 'public') return {};
+  if (access.hidden) {
+    return {
+      not_found:
+        'Anyone but whom the route is for (no credentials, an API key, a trial token, another person’s session, a cross-site request): the route answers as if it did not exist.',
+    };
+  }
   const { scope } = access;
   if (access.sessionOnly) {
     return {
