@@ -237,7 +237,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => redirectAnswers.close());
   redirectRoutes(app, redirectAnswers);
   healthRoutes(app, databaseWatch);
-  metrics?.measure({ redirects: redirectAnswers.counts, refusals, database: databaseWatch });
+  metrics?.measure({ redirects: redirectAnswers.counts, refusals, database: databaseWatch, limiter });
   await app.register(
     async (api) => {
       installLoadShedding(api, pressure, config.protection, refusals);
