@@ -5,6 +5,7 @@ import { KyselyPackStore } from '../billing/pack-store.js';
 import { CliError, required, requiredId, type Command, type Context } from './command.js';
 import { linkCommands } from './link-commands.js';
 import { accountLinkCommands } from '../accounts/account-commands.js';
+import { backupCommand } from './backup-command.js';
 
 const nonNegativeInteger = (raw: string, name: string, min = 0): number => {
   const value = Number(raw);
@@ -62,6 +63,7 @@ export const commands: Record<string, Command> = {
   },
   ...accountLinkCommands,
   ...linkCommands,
+  backup: backupCommand,
 };
 
 function packs({ database, now }: Context): PackService {
