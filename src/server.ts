@@ -52,8 +52,8 @@ async function listen(app: FastifyInstance, config: Config): Promise<void> {
 /**
  * The first SIGTERM or SIGINT begins the shutdown; later ones (`npm start` passes on the Ctrl-C the
  * terminal also sent to this process) change nothing. Readiness answers 503 at once, so that load
- * balancers take the instance out of rotation while it still serves, and only after the grace does
- * the listener close.
+ * balancers take the instance out of rotation while it still serves, and every answer closes its
+ * connection; only after the grace does the listener close (docs/adr/0070-shutdown-grace.md).
  */
 function stopOnSignals(app: FastifyInstance, database: Database, graceMs: number): void {
   let closing = false;
@@ -61,6 +61,10 @@ function stopOnSignals(app: FastifyInstance, database: Database, graceMs: number
     if (closing) return;
     closing = true;
     leaveRotation(app);
+    // Proxies that pool connections (nginx's keepalive) reconnect for their next request, so that after
+    // the grace they meet a closed listener, which they retry elsewhere, rather than a pooled connection
+    // closing under a request, which they may not (a POST). Runs before the app's own listener.
+    app.server.prependListener('request', (_request, response) => response.setHeader('connection', 'close'));
     app.log.info({ signal, graceMs }, 'shutting down');
     const force = setTimeout(() => process.exit(1), graceMs + DRAIN_LIMIT_MS);
     force.unref();
