@@ -43,6 +43,8 @@ export interface Nginx {
   port: number;
   /** The access log's lines (the site's own format: time, host, request, status, bytes, time, upstream, upstream status). */
   accessLog(): string[];
+  /** nginx's error log: why it failed to reach an instance. */
+  errorLog(): string;
   stop(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function startNginx(upstreams: [number, number], dir: string): Prom
   return {
     port,
     accessLog: () => fs.readFileSync(path.join(dir, 'access.log'), 'utf8').split('\n').filter(Boolean),
+    errorLog: () => fs.readFileSync(path.join(dir, 'error.log'), 'utf8'),
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
@@ -92,6 +95,7 @@ export interface Answer {
   /** 0: no answer at all (refused, reset). */
   status: number;
   body: string;
+  retryAfter?: string;
 }
 
 /**
@@ -108,7 +112,7 @@ export function request(
     const req = http.request({ host: '127.0.0.1', port, path, method, localAddress, headers, agent: false, timeout: 20_000 }, (res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, retryAfter: res.headers['retry-after'] }));
       res.on('error', (error) => resolve({ status: 0, body: String(error) }));
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
