@@ -15,7 +15,7 @@ export async function openAtStart(url: string, options: OpenOptions = {}): Promi
   try {
     return await openDatabase(url, options);
   } catch (error) {
-    throw new StartupError(`DATABASE_URL: cannot open ${describe(url)}: ${firstLine(error)}`);
+    throw new StartupError(`DATABASE_URL: cannot open ${databaseName(url)}: ${firstLine(error)}`);
   }
 }
 
@@ -97,7 +97,7 @@ function postgresParts(url: string): { database: string; user: string; server: s
   }
 }
 
-function describe(url: string): string {
+function databaseName(url: string): string {
   if (url.startsWith('sqlite:')) return `SQLite file ${path.resolve(url.slice('sqlite:'.length))}`;
   const { database, server } = postgresParts(url);
   return `PostgreSQL database "${database}" on ${server}`;
