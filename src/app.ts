@@ -220,7 +220,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => redirectAnswers.close());
   redirectRoutes(app, redirectAnswers, links.preview);
   healthRoutes(app, databaseWatch);
-  metrics?.measure({ redirects: redirectAnswers.counts, redirectCache: links.cacheState, refusals, database: databaseWatch });
+  metrics?.measure({ redirects: redirectAnswers.counts, redirectCache: links.cacheState, refusals, database: databaseWatch, limiter });
   await app.register(
     async (api) => {
       installLoadShedding(api, pressure, config.protection, refusals);

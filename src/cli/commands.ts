@@ -6,6 +6,7 @@ import { CliError, required, requiredId, type Command, type Context } from './co
 import { safetyCommands } from './safety-commands.js';
 import { accountLinkCommands } from '../accounts/account-commands.js';
 import { lookupCommands } from './lookup-commands.js';
+import { backupCommand } from './backup-command.js';
 
 const nonNegativeInteger = (raw: string, name: string, min = 0): number => {
   const value = Number(raw);
@@ -82,6 +83,7 @@ export const commands: Record<string, Command> = {
   ...accountLinkCommands,
   ...safetyCommands,
   ...lookupCommands,
+  backup: backupCommand,
 };
 
 function packs({ database, now }: Context): PackService {

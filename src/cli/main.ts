@@ -2,7 +2,9 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { RuleError } from '../platform/errors.js';
-import { openDatabase, type Database } from '../platform/database/database.js';
+import type { Database } from '../platform/database/database.js';
+import { openAtStart } from '../platform/database/open-at-start.js';
+import { StartupError } from '../platform/startup-error.js';
 import { CliError } from './command.js';
 import { commands } from './commands.js';
 import { asksForHelp, commandHelp, listHelp } from './help.js';
@@ -13,8 +15,10 @@ import { asksForHelp, commandHelp, listHelp } from './help.js';
  */
 async function main(argv: string[]): Promise<number> {
   if (asksForHelp(argv)) return help(argv);
-  const [group, action, ...rest] = argv;
-  const name = `${group ?? ''} ${action ?? ''}`.trim();
+  // A command is "group action" (keys create) or one word (backup).
+  const words = commands[argv[0] ?? ''] !== undefined ? 1 : 2;
+  const name = argv.slice(0, words).join(' ');
+  const rest = argv.slice(words);
   const command = commands[name];
   if (!command) throw unknown(name);
   let values: Record<string, string | undefined>;
@@ -26,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   let database: Database | undefined;
   try {
-    database = await openDatabase(config.databaseUrl);
+    database = await openAtStart(config.databaseUrl);
     const result = await command.run(values, { database, config, now: Date.now() });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
@@ -57,7 +61,7 @@ function help(argv: string[]): number {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const known = error instanceof CliError || error instanceof ConfigError || error instanceof RuleError;
+    const known = error instanceof CliError || error instanceof ConfigError || error instanceof RuleError || error instanceof StartupError;
     const message = known ? error.message : `failed: ${(error as Error)?.message ?? String(error)}`;
     process.stderr.write(`${message.replace(/\s*\n\s*/g, '; ')}\n`);
     process.exit(1);

@@ -3,12 +3,15 @@ import { decision, GcraTable, intervalMs, WINDOW_MS, type RateDecision } from '.
 
 /** Where API rate-limit counters live: this process, or Redis shared by one edge location. */
 export interface RateLimiter {
+  /** Whether the counters are shared with the location's other instances right now (metrics: shortlinks_rate_limits_shared). */
+  readonly shared: boolean;
   check(key: string, limit: number, now: number): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
 export class MemoryRateLimiter implements RateLimiter {
   private readonly table = new GcraTable();
+  readonly shared = false;
   async check(key: string, limit: number, now: number): Promise<RateDecision> {
     return this.table.check(key, now, limit);
   }
@@ -69,6 +72,15 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.on('error', () => {});
   }
 
+  /** No outage seen since the last check that Redis answered, and a connection ready for the next. */
+  get shared(): boolean {
+    return !this.degraded && this.ready();
+  }
+
+  private ready(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   async check(key: string, limit: number, now: number): Promise<RateDecision> {
     try {
       const redis = this.redis as unknown as { gcra(key: string, ...args: number[]): Promise<[number, number]> };
@@ -93,7 +105,7 @@ export class RedisRateLimiter implements RateLimiter {
    * to a healthy Redis should not count its first requests apart from its siblings.
    */
   async firstConnection(): Promise<void> {
-    if (this.redis.status === 'ready') return;
+    if (this.ready()) return;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -103,12 +115,20 @@ export class RedisRateLimiter implements RateLimiter {
       const timer = setTimeout(done, 1000);
       this.redis.once('ready', done).once('error', done);
     });
+    if (!this.ready()) {
+      // Said once here: the first check's failure, on the same outage, logs nothing more.
+      this.degraded = true;
+      this.log.warn({ redis: redisAddress(this.redis) }, 'rate limits: Redis unreachable at start, counting in this instance only until it answers');
+    }
   }
 
   async close(): Promise<void> {
     this.redis.disconnect();
   }
 }
+
+/** host:port of the connection, never its password. */
+const redisAddress = (redis: Redis): string => `${redis.options.host ?? 'localhost'}:${redis.options.port ?? 6379}`;
 
 export async function createRateLimiter(redisUrl: string | undefined, log: Logger): Promise<RateLimiter> {
   if (!redisUrl) return new MemoryRateLimiter();

@@ -25,6 +25,8 @@ export interface Config {
   /** How long a redirect lookup may be served from this instance's memory (see docs/decisions.md). */
   readonly redirectCacheTtlMs: number;
   readonly redirectCacheMaxEntries: number;
+  /** After SIGTERM or SIGINT, how long readiness answers 503 while requests are still served (docs/adr/0082-shutdown-grace.md). */
+  readonly shutdownGraceMs: number;
   /** Abuse protection (docs/decisions.md, "Rate limits, load shedding and abuse"). */
   readonly protection: Protection;
   /** Visit recording (docs/decisions.md, "Analytics"). */
@@ -100,6 +102,9 @@ const { defaults } = API_LIMITS;
  */
 export const REDIRECT_CACHE_MAX_ENTRIES_LIMIT = 1_000_000;
 
+/** SHUTDOWN_GRACE_MS when unset (docs/adr/0082-shutdown-grace.md). */
+export const SHUTDOWN_GRACE_MS_DEFAULT = 5000;
+
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const int = (name: string, fallback: number, min: number, max: number): number => {
@@ -169,6 +174,8 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     redirectCacheTtlMs: int('REDIRECT_CACHE_TTL_MS', 5000, 0, 3_600_000),
     redirectCacheMaxEntries: int('REDIRECT_CACHE_MAX_ENTRIES', 100_000, 1, REDIRECT_CACHE_MAX_ENTRIES_LIMIT),
+    // Long enough for a load balancer probing every 2 s to see two failed probes; at most 10 minutes.
+    shutdownGraceMs: int('SHUTDOWN_GRACE_MS', SHUTDOWN_GRACE_MS_DEFAULT, 0, 600_000),
     analytics: Object.freeze({
       countryHeader: headerName('COUNTRY_HEADER'),
       // At least once a second: stats are this fresh, and a crash loses at most this much unflushed

@@ -1,7 +1,11 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
- * The package's version, read once from package.json (two folders up from src/platform and from
- * dist/platform alike): Safe Browsing is told which client asks.
+ * The service's version, package.json's: read from the file beside `src/` or `dist/` (and the test
+ * bundle, which sits as deep), so that a build never reports a number its package no longer carries.
  */
-export const VERSION: string = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const VERSION: string = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;

@@ -44,7 +44,11 @@ function listenerIs(port: number, pid: number): boolean | undefined {
   }
 }
 
-/** Starts the real server (src/server.ts) as its own process and waits until it answers. */
+/**
+ * Starts the real server (src/server.ts) as its own process and waits until it answers. It stops as
+ * soon as it is signalled (SHUTDOWN_GRACE_MS 0) unless `env` says otherwise: the suites stop many
+ * servers, and test/platform/shutdown.test.ts covers the grace.
+ */
 export async function startServer(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServerProcess> {
   for (let attempt = 1; ; attempt++) {
     const server = await startOnce(env, nodeFlags);
@@ -57,7 +61,7 @@ async function startOnce(env: Record<string, string>, nodeFlags: string[]): Prom
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeFlags, ...entryPointArgs('server')], {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...TEST_PASSWORD_HASHING, ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', SHUTDOWN_GRACE_MS: '0', ...TEST_PASSWORD_HASHING, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

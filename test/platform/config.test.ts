@@ -33,3 +33,19 @@ test('PASSWORD_HASH_LOG_N is 17 by default, taken from 14 to 20, and any other v
     );
   }
 });
+
+test('SHUTDOWN_GRACE_MS is 5000 by default, taken from 0 to 600000, and the README’s table gives the default', () => {
+  assert.equal(loadConfig({}).shutdownGraceMs, 5000);
+  assert.equal(loadConfig({ SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs, 0);
+  assert.equal(loadConfig({ SHUTDOWN_GRACE_MS: '600000' }).shutdownGraceMs, 600_000);
+  for (const value of ['600001', '-1', '5s', '1e3']) {
+    assert.throws(
+      () => loadConfig({ SHUTDOWN_GRACE_MS: value }),
+      (error: unknown) => error instanceof ConfigError && error.message.includes(`SHUTDOWN_GRACE_MS must be an integer from 0 to 600000 (got "${value}")`),
+      value,
+    );
+  }
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const row = readme.split('\n').find((line) => line.startsWith('| `SHUTDOWN_GRACE_MS` |'));
+  assert.match(row ?? '', /\| `5000` \|$/);
+});

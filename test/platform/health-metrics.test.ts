@@ -12,6 +12,7 @@ import { linkWithKey, UA } from '../helpers/analytics.js';
 import { eachDatabase, freshDatabase, type DatabaseKind, type TestDatabase } from '../helpers/databases.js';
 import { Harness, TestClock } from '../helpers/harness.js';
 import { until } from '../helpers/load.js';
+import { VERSION } from '../../src/platform/version.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const LIVE = ['/health/live', '/livez'];
@@ -26,7 +27,7 @@ async function assertReady(base: string) {
   for (const path of [...LIVE, ...READY]) {
     const res = await get(base, path);
     assert.equal(res.status, 200, `${path}: ${res.text}`);
-    assert.deepEqual(JSON.parse(res.text), { status: 'ok' });
+    assert.deepEqual(JSON.parse(res.text), { status: 'ok', version: VERSION });
   }
 }
 

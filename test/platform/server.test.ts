@@ -11,6 +11,7 @@ import { freshDatabaseUrl } from '../helpers/databases.js';
 import { entryPointArgs } from '../helpers/entry-points.js';
 import { ALL_SCOPES, Harness } from '../helpers/harness.js';
 import { until } from '../helpers/load.js';
+import { VERSION } from '../../src/platform/version.js';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -27,10 +28,13 @@ interface Server {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The real server process, as `npm start` runs it (from src/ as it is now instead of the build). */
+/**
+ * The real server process, as `npm start` runs it (from src/ as it is now instead of the build). It
+ * closes its listener as soon as it is signalled: shutdown.test.ts covers SHUTDOWN_GRACE_MS.
+ */
 function spawnServer(env: Record<string, string>): Server {
   const child = spawn(process.execPath, entryPointArgs('server'), {
-    env: { ...process.env, HOST: '127.0.0.1', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', SHUTDOWN_GRACE_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -111,11 +115,11 @@ describe('the server process', () => {
     await drop();
   });
 
-  test('/health answers 200 {"status":"ok"}', async () => {
+  test('/health answers 200 {"status":"ok","version":…}', async () => {
     const res = await fetch(`${server.base}/health`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-    assert.deepEqual(await res.json(), { status: 'ok' });
+    assert.deepEqual(await res.json(), { status: 'ok', version: VERSION });
   });
 
   test('the server serves the API: a key made by the operator creates a link and a trial creates one with a token', async () => {

@@ -29,6 +29,8 @@ export interface MetricsSources {
   redirectCache: () => RedirectCacheState;
   refusals: RefusalCounts;
   database: DatabaseWatch;
+  /** Where the API's rate-limit counters live (src/limits/redis-rate-limiter.ts). */
+  limiter: { readonly shared: boolean };
 }
 
 const OUTCOMES: Array<[label: string, field: keyof RedirectOutcomes]> = [
@@ -169,6 +171,12 @@ export class Metrics {
       help: '1 while the background database probe succeeds (readiness), else 0.',
       registers,
       collect: () => ready.set(this.sources !== undefined && isReady(this.sources.database) ? 1 : 0),
+    });
+    const shared: Gauge = new Gauge({
+      name: 'shortlinks_rate_limits_shared',
+      help: '1 while rate limits count in Redis, shared by the edge location; 0 while they count in this instance only.',
+      registers,
+      collect: () => shared.set(this.sources?.limiter.shared ? 1 : 0),
     });
   }
 }

@@ -1,6 +1,6 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
 import type { ConnectionsInUse, Dialect } from '../database/database.js';
-import { PACKAGE_VERSION } from './build-info.js';
+import { VERSION } from '../version.js';
 import type { RequestObserver } from './request-log.js';
 
 /**
@@ -16,7 +16,7 @@ export function buildInfo(registers: Registry[], dialect: Dialect): void {
     labelNames: ['version', 'node_version', 'database'],
     registers,
   });
-  info.set({ version: PACKAGE_VERSION, node_version: process.version, database: dialect }, 1);
+  info.set({ version: VERSION, node_version: process.version, database: dialect }, 1);
 }
 
 /** The database's connections, read when scraped (no query: the pool's own counts). */
