@@ -15,6 +15,11 @@ const ALL_PAGES = 0x7fffffff;
  */
 export const backupCommand: Command = {
   options: { to: { type: 'string' } },
+  help: {
+    usage: '--to <file>',
+    summary: 'Copy the running SQLite database to a new file, consistently (SQLite online backup). On PostgreSQL: use pg_dump.',
+    prints: '{"file", "bytes"}',
+  },
   async run(values, { database }) {
     if (database.dialect !== 'sqlite') {
       throw new CliError('backup copies a SQLite database; on PostgreSQL use pg_dump (pg_dump --format=custom --file=<file> "$DATABASE_URL")');

@@ -47,6 +47,7 @@ function help(argv: string[]): number {
   const groups = new Set(Object.keys(commands).map((name) => name.split(' ')[0]));
   let text: string;
   if (group === undefined) text = listHelp(commands);
+  else if (commands[group] !== undefined) text = commandHelp(group, commands[group]);
   else if (action === undefined && groups.has(group)) text = listHelp(commands, group);
   else {
     const name = `${group} ${action ?? ''}`.trim();
