@@ -49,6 +49,8 @@ import { deploymentSecret } from './platform/database/settings-store.js';
 import { purgeIdempotencyBefore } from './platform/idempotency/purge.js';
 import { webPlugin } from './web/web-plugin.js';
 
+/** How many days of a link's visits the operator console shows. */
+const RECENT_DAYS = 7;
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 export interface AppOptions {
@@ -252,6 +254,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         mailer: people.mailer,
         limiter,
         render: links.render,
+        recentVisits: (link) => analytics.stats.recentDays(link.id, RECENT_DAYS),
       });
       api.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public', rateLimit: false } }, async () => app.swagger());
     },

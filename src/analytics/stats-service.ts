@@ -97,6 +97,13 @@ export class StatsService {
     return { tag, from: w.from, to: w.to, refreshedAt: Math.min(refreshedAt ?? w.to, w.to), total: s + q, s, q, links: listed };
   }
 
+  /** A link's daily totals (UTC, bots included) of its last `days` days, for the operator console: no principal. */
+  async recentDays(linkId: string, days: number): Promise<Array<{ day: string; visits: number }>> {
+    const w = this.window({ days, bots: 'include' });
+    const rows = await this.deps.store.counts(linkId, w.fromDay, w.toDay, ['time']);
+    return w.daily(rows).map((day) => ({ day: day.date, visits: day.total }));
+  }
+
   private window(request: StatsRequest): StatsWindow {
     if (request.tz !== undefined && !isZone(request.tz)) throw new AppError('invalid_request');
     return new StatsWindow(request, this.deps.now());

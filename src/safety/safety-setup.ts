@@ -34,6 +34,8 @@ export interface SafetyRouteDeps {
   mailer: Mailer;
   limiter: RateLimiter;
   render: (link: LinkRecord) => LinkResponse;
+  /** A link's visits of its last days, every request counted (bots too): what an operator weighs. */
+  recentVisits: (link: LinkRecord) => Promise<Array<{ day: string; visits: number }>>;
 }
 
 /**
@@ -72,6 +74,7 @@ export function setUpSafety(app: FastifyInstance, deps: SafetyDeps) {
       moderation: route.moderation,
       accounts: route.accounts,
       links: route.links,
+      recentVisits: route.recentVisits,
       now,
     });
     await api.register(safetyRoutes, { reports, operators, render: route.render });

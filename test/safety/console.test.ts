@@ -117,9 +117,14 @@ eachDatabase('reports and the operator console', (kind) => {
 
   test('"Find link" by short URL shows its owner and status; "Find account" by email its links, keys and credits; "Grant credits" is audited', async () => {
     const link = (await h.createLink({ target: 'https://example.org/found', title: 'Poster' }, { key })).body;
+    for (const path of [`/s/${link.slug}`, `/q/${link.slug}`, `/s/${link.slug}`])
+      assert.equal((await fetch(`${h.baseUrl}${path}`, { redirect: 'manual' })).status, 302);
+    await h.app.visitRecorder.flush();
     const found = await asOperator('GET', `/admin/links?url=${encodeURIComponent(link.qrUrl + '/')}`);
     assert.equal(found.status, 200, found.text);
     assert.deepEqual([found.body.link.id, found.body.link.status, found.body.account], [link.id, 'active', { id: person.accountId, email: person.email }]);
+    assert.equal(found.body.recentVisits.length, 7, 'the last 7 days');
+    assert.deepEqual(found.body.recentVisits.at(-1), { day: new Date(h.clock.now()).toISOString().slice(0, 10), visits: 3 });
     assert.deepEqual((await asOperator('GET', '/admin/links?url=nothing-like-it')).body, { error: 'not_found' });
     const granted = await asOperator('POST', `/admin/accounts/${person.accountId}/credits`, { credits: 40 });
     assert.deepEqual(granted.body, { account: person.accountId, purchasedBalance: 40 });
