@@ -216,6 +216,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     log: app.log,
     trustProxy: config.trustProxy,
     idleSocketTimeoutMs: config.protection.idleSocketTimeoutMs,
+    publicUrl: config.publicUrl,
   });
   fastPath = redirectAnswers;
   // Fastify marks what it still serves while closing with Connection: close; the fast path does too.
