@@ -26,6 +26,7 @@ import { apiKeyResolver } from './platform/auth/api-key-resolver.js';
 import { trialTokenResolver } from './platform/auth/trial-token-resolver.js';
 import { sessionResolver } from './platform/auth/session-resolver.js';
 import cookie from '@fastify/cookie';
+import { installCompression } from './platform/http/compression.js';
 import { setUpAccounts } from './accounts/accounts-setup.js';
 import { installCsrfCheck } from './accounts/csrf.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/error-handling.js';
@@ -36,6 +37,7 @@ import { RedirectGuard } from './limits/redirect-guard.js';
 import { createRateLimiter } from './limits/redis-rate-limiter.js';
 import { billingRoutes } from './billing/billing-routes.js';
 import { linkRoutes } from './links/link-routes.js';
+import { linkToolRoutes } from './links/link-tool-routes.js';
 import { qrRoutes } from './qr/qr-routes.js';
 import { redirectRoutes } from './links/redirect-routes.js';
 import { trialRoutes } from './links/trial-routes.js';
@@ -216,6 +218,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     log: app.log,
     trustProxy: config.trustProxy,
     idleSocketTimeoutMs: config.protection.idleSocketTimeoutMs,
+    publicUrl: config.publicUrl,
   });
   fastPath = redirectAnswers;
   // Fastify marks what it still serves while closing with Connection: close; the fast path does too.
@@ -223,6 +226,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   redirectRoutes(app, redirectAnswers, links.preview);
   healthRoutes(app, databaseWatch);
   metrics?.measure({ redirects: redirectAnswers.counts, redirectCache: links.cacheState, refusals, database: databaseWatch, limiter });
+  // Only the routes declared after this are compressed: never the redirects, health or metrics above.
+  await installCompression(app);
   await app.register(
     async (api) => {
       installLoadShedding(api, pressure, config.protection, refusals);
@@ -242,6 +247,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // After authentication, before any body is read: state changes made with a session (docs/adr/0064).
       installCsrfCheck(api, config.publicUrl);
       await api.register(linkRoutes, { services });
+      await api.register(linkToolRoutes, { services });
       await api.register(qrRoutes, { services });
       await api.register(trialRoutes, { services });
       await api.register(billingRoutes, { services });

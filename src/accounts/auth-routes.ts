@@ -93,6 +93,21 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     },
   );
 
+  // The website asks this at start: a signed-out visitor is an ordinary answer (200), not a 401 that
+  // the browser would log as an error on every page.
+  app.get(
+    '/auth/state',
+    {
+      config: PUBLIC,
+      schema: {
+        ...WEBSITE('getSessionState', 'Whether this browser is signed in, and as whom'),
+        description: 'Like GET /auth/session, but a browser without a live session gets `{"account": null}` rather than 401.',
+        response: { 200: S.SessionState },
+      },
+    },
+    async (request) => ({ account: (await auth.current(sessionToken(request))) ?? null }),
+  );
+
   app.post(
     '/auth/signout',
     {
@@ -157,6 +172,19 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       await auth.requestReset(request.body, networkOf(request.ip));
       return reply.code(202).send({ status: 'reset_sent' as const });
     },
+  );
+
+  app.post(
+    '/auth/reset/check',
+    {
+      config: PUBLIC,
+      schema: {
+        ...WEBSITE('checkPasswordReset', 'Whether a reset link can still be used, and if not why'),
+        body: S.ResetCheckBody,
+        response: { 200: S.ResetLinkState },
+      },
+    },
+    async (request) => ({ state: await auth.resetState(request.body.token) }),
   );
 
   app.post(

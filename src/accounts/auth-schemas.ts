@@ -43,6 +43,16 @@ export const SignUpBody = Type.Object({ email: Email, password: NewPassword }, s
 export const TokenBody = Type.Object({ token: LinkToken }, strict);
 export const PasswordChangeBody = Type.Object({ currentPassword: Password, newPassword: NewPassword }, strict);
 export const ResetBody = Type.Object({ email: Email }, strict);
+export const ResetCheckBody = Type.Object({ token: LinkToken }, strict);
+export const ResetLinkState = Type.Object(
+  {
+    state: StringEnum(['valid', 'used', 'expired', 'unknown'] as const, {
+      description: '`used`: the link was used already, or a newer reset link replaced it; `unknown`: never issued, or long gone',
+    }),
+  },
+  strict,
+);
+
 export const ResetConfirmBody = Type.Object({ token: LinkToken, password: NewPassword }, strict);
 /** State-changing requests with a session are JSON even without fields (CSRF: docs/adr/0064-website-sessions.md). */
 export const EmptyBody = Type.Object({}, strict);
@@ -50,6 +60,15 @@ export const EmptyBody = Type.Object({}, strict);
 export const SignedInAccount = Type.Object(
   {
     account: Type.Object({ id: Type.String({ format: 'uuid' }), email: Type.String() }, strict),
+  },
+  strict,
+);
+
+export const SessionState = Type.Object(
+  {
+    account: Type.Union([Type.Object({ id: Type.String({ format: 'uuid' }), email: Type.String() }, strict), Type.Null()], {
+      description: 'The signed-in account, or null when this browser is signed out',
+    }),
   },
   strict,
 );

@@ -2,7 +2,7 @@ import { AppError } from '../platform/errors.js';
 import { DuplicateEmailError, normalEmail, type AccountStore } from './account-service.js';
 import { existingAccountMail, isLinkToken, resetMail, verificationMail, type AccountLinks } from './account-links.js';
 import { evenly, type AuthLimits } from './auth-limits.js';
-import type { AccountIdentity, CredentialStore } from './credential-store.js';
+import type { AccountIdentity, CredentialStore, TokenState } from './credential-store.js';
 import type { Mail, Mailer } from './mailer.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { weakPassword } from './password-strength.js';
@@ -119,6 +119,12 @@ export class AuthService {
     });
   }
 
+  /** Whether a reset link can still be used, and if not why: the page says so before a password is chosen. */
+  async resetState(token: string): Promise<TokenState> {
+    if (!isLinkToken(token)) return 'unknown';
+    return this.deps.credentials.tokenState(hashSecret(token), 'reset', this.deps.now());
+  }
+
   /** A good token and a strong password: the password changes and every session of the account ends. */
   async confirmReset(input: { token: string; password: string }): Promise<void> {
     const { credentials, sessions } = this.deps;
@@ -128,6 +134,12 @@ export class AuthService {
     const reset = await credentials.resetPassword(tokenHash, await hashPassword(input.password, this.deps.passwordHashLogN), this.deps.now());
     if (!reset) throw new AppError('invalid_request');
     await sessions.revokeAll(reset.id);
+  }
+
+  /** The account signed in with this cookie token, or undefined (no token, or no live session). */
+  async current(token: string | undefined): Promise<{ id: string; email: string } | undefined> {
+    const session = token === undefined ? undefined : await this.deps.sessions.resolve(token);
+    return session && { id: session.accountId, email: session.email };
   }
 
   /** Ends the session of this cookie token, if it is one; the route clears the cookie either way. */

@@ -31,7 +31,11 @@ export interface CredentialStore {
   /** The account's address and password hash, for a password change. */
   account(accountId: string): Promise<{ email: string; passwordHash: string | null } | undefined>;
   purgeTokens(now: number): Promise<number>;
+  /** What became of a one-time token: still usable, used (or retired by a newer one), expired, or unknown (never issued, or purged). */
+  tokenState(tokenHash: string, purpose: TokenPurpose, now: number): Promise<TokenState>;
 }
+
+export type TokenState = 'valid' | 'used' | 'expired' | 'unknown';
 
 /** One-time tokens are stored as their SHA-256 only; using one is a guarded update, so only one caller wins. */
 export class KyselyCredentialStore implements CredentialStore {
@@ -64,6 +68,18 @@ export class KyselyCredentialStore implements CredentialStore {
       .where('used_at', 'is', null)
       .where('expires_at', '>', now)
       .executeTakeFirst();
+  }
+
+  async tokenState(tokenHash: string, purpose: TokenPurpose, now: number): Promise<TokenState> {
+    const row = await this.db
+      .selectFrom('account_tokens')
+      .select(['used_at', 'expires_at'])
+      .where('token_hash', '=', tokenHash)
+      .where('purpose', '=', purpose)
+      .executeTakeFirst();
+    if (!row) return 'unknown';
+    if (row.used_at !== null) return 'used';
+    return row.expires_at > now ? 'valid' : 'expired';
   }
 
   async verifyEmail(tokenHash: string, now: number): Promise<AccountIdentity | undefined> {

@@ -5,7 +5,7 @@ import type { RedirectResolver, Resolution } from './redirects.js';
 import type { Clock } from '../platform/time.js';
 import { clientAddress } from '../platform/http/client-address.js';
 import { RedirectCounts, type RedirectOutcomes } from '../platform/operations/counts.js';
-import { EXPIRED_PAGE, NOT_FOUND_PAGE, PAUSED_PAGE, SUSPENDED_PAGE } from '../platform/http/pages.js';
+import { casePage, type PageCase } from '../platform/http/pages.js';
 import { REDIRECT_CACHE_CONTROL as CACHE_CONTROL } from '../platform/http/headers.js';
 import { logFailure, UNAVAILABLE_RETRY_SECONDS, writeError } from '../platform/http/error-handling.js';
 import type { RedirectGuard } from '../limits/redirect-guard.js';
@@ -28,19 +28,13 @@ const PLUS = 43;
 const LETTER_S = 115;
 const LETTER_Q = 113;
 
-/** A page answer, encoded once rather than on every answer. */
-const pageAnswer = (status: number, html: string) => {
-  const body = Buffer.from(html);
-  const headers = { 'cache-control': CACHE_CONTROL, 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length) };
-  return Object.freeze({ status, body, headers: Object.freeze(headers) });
-};
 /** What a slug that does not redirect answers: 410 for an expired trial link, else 404, each with a page that says which case it is. */
-const PAGES = {
-  expired: pageAnswer(410, EXPIRED_PAGE),
-  paused: pageAnswer(404, PAUSED_PAGE),
-  suspended: pageAnswer(404, SUSPENDED_PAGE),
-  missing: pageAnswer(404, NOT_FOUND_PAGE),
-} as const;
+const PAGES: Record<PageCase, { status: number; html: (shortUrl: string | undefined) => string }> = {
+  expired: { status: 410, html: casePage('expired') },
+  paused: { status: 404, html: casePage('paused') },
+  suspended: { status: 404, html: casePage('suspended') },
+  missing: { status: 404, html: casePage('missing') },
+};
 
 /** How long a kept-alive connection may idle between requests (app.ts sets it on the server). */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
@@ -74,6 +68,8 @@ export interface RedirectDeps {
   trustProxy: boolean;
   /** Set on the socket of an answer that could not be written out at once (app.ts, httpServer). */
   idleSocketTimeoutMs: number;
+  /** PUBLIC_URL: the pages of links that do not redirect offer to report `<publicUrl>/s/<slug>`. */
+  publicUrl?: string;
 }
 
 /**
@@ -128,18 +124,18 @@ export class FastRedirect {
         return this.sent(req, res);
       }
       const cached = resolver.peek(slug, time);
-      if (cached !== undefined) return this.answer(req, res, cached, source, address, time);
+      if (cached !== undefined) return this.answer(req, res, cached, source, address, time, slug);
     } catch (error) {
       return this.fail(req, res, error, source);
     }
     // A miss asks the database: the closure and promise are the price of a miss, not of a visit.
     resolver
       .resolve(slug)
-      .then((resolution) => this.answer(req, res, resolution, source, address, now()))
+      .then((resolution) => this.answer(req, res, resolution, source, address, now(), slug))
       .catch((error: unknown) => this.fail(req, res, error, source));
   }
 
-  private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string, time: number): void {
+  private answer(req: IncomingMessage, res: ServerResponse, resolution: Resolution, source: Source, address: string, time: number, slug: string): void {
     const counts = this.outcomes(source);
     if (resolution.kind === 'redirect') {
       counts.redirected++;
@@ -155,8 +151,10 @@ export class FastRedirect {
     else counts.notFound++;
     // For HEAD, node:http sends the headers (with the page's length) and drops the body.
     const page = PAGES[resolution.kind];
-    res.writeHead(page.status, page.headers);
-    res.end(page.body);
+    const { publicUrl } = this.deps;
+    const body = page.html(publicUrl === undefined ? undefined : `${publicUrl}/${source}/${slug}`);
+    res.writeHead(page.status, { 'cache-control': CACHE_CONTROL, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
     this.sent(req, res);
   }
 

@@ -35,15 +35,16 @@ export const linkRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       schema: {
         operationId: 'listLinks',
         tags: tags('links'),
-        summary: `List the account’s links, newest first, ${API_LIMITS.links.pageSize} a page`,
+        summary: `List the account’s links, newest first unless sorted otherwise, ${API_LIMITS.links.pageSize} a page`,
         description:
-          '`offset` skips that many links; `hasMore` says whether another page follows. `search` keeps the links whose slug, target, title or tags contain it, ignoring case (`%` and `_` are plain characters).',
+          '`offset` skips that many links; `hasMore` says whether another page follows. `search` keeps the links whose slug, target, title or tags contain it, ignoring case (`%` and `_` are plain characters); `tag` keeps the links carrying that tag (tags are separated by commas; case ignored); `sort` orders them.',
         querystring: ListQuery,
         response: { 200: ok(LinkList, 'A page of the account’s links.'), ...errorResponses({}) },
       },
     },
     async (request) => {
-      const page = await links.list(request.principal, request.query.offset ?? 0, request.query.search);
+      const { offset, search, tag, sort } = request.query;
+      const page = await links.list(request.principal, offset ?? 0, search, { tag, sort });
       return { links: page.links.map(render), hasMore: page.hasMore };
     },
   );

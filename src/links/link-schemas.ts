@@ -105,8 +105,50 @@ export const ListQuery = Type.Object(
   {
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: bounds.maxOffset, default: 0 })),
     search: Type.Optional(text(bounds.searchMaxLength)),
+    tag: Type.Optional(
+      Type.String({ minLength: 1, maxLength: bounds.tagsMaxLength, pattern: NO_NUL, description: 'Only links carrying this tag (case ignored)' }),
+    ),
+    sort: Type.Optional(
+      StringEnum(['newest', 'visits', 'title'] as const, {
+        default: 'newest',
+        description: '`newest` first (the default), most `visits` first, or by `title` (alphabetical, untitled links last)',
+      }),
+    ),
   },
   { additionalProperties: false },
+);
+
+const maxCredits = Type.Optional(
+  Type.Unsafe<0 | typeof prices.extraLinkCredits>({
+    type: 'integer',
+    enum: [0, prices.extraLinkCredits],
+    default: 0,
+    description: 'Most purchased credits the claim may spend when the month’s free links are used up',
+  }),
+);
+
+export const ClaimLinkBody = Type.Object(
+  {
+    trialToken: Type.String({ maxLength: 200, pattern: '^shl_trial_', description: 'The trial link’s token, as its creation returned it' }),
+    maxCredits,
+  },
+  { additionalProperties: false },
+);
+
+export const AliasParams = Type.Object({ alias: Type.String({ maxLength: bounds.aliasMaxLength, pattern: ALIAS_PATTERN }) }, { additionalProperties: false });
+
+export const AliasAvailability = Type.Object(
+  {
+    alias: Type.String(),
+    available: Type.Boolean(),
+    suggestion: Type.Optional(Type.String({ description: 'When the alias is taken: a free alias like it' })),
+  },
+  { additionalProperties: false, $id: 'AliasAvailability', title: 'AliasAvailability' },
+);
+
+export const TagList = Type.Object(
+  { tags: Type.Array(Type.Object({ tag: Type.String() }, { additionalProperties: false })) },
+  { additionalProperties: false, $id: 'TagList', title: 'TagList', description: 'The tags of the account’s links, alphabetical.' },
 );
 
 export const LinkList = Type.Object(

@@ -5,7 +5,8 @@ import { AppError } from '../platform/errors.js';
 import type { EventBus, LinkEvent } from '../platform/events.js';
 import { networkHash } from '../platform/network.js';
 import type { IdempotencyGuard } from '../platform/idempotency/idempotency-guard.js';
-import type { CreateLinkCommand, LinkChanges, LinkRecord, LinkStore } from './ports.js';
+import type { ClaimCommand, CreateLinkCommand, LinkChanges, LinkRecord, LinkStore, ListOptions } from './ports.js';
+import { aliasCandidates, splitTags } from './link-tags.js';
 import type { CreditStore } from '../billing/ports.js';
 import type { StoredResult } from '../platform/idempotency/claims.js';
 import { accountOf, requireAccount, spendingKey, type AccountCaller, type Principal, type Scope } from '../platform/auth/principal.js';
@@ -174,11 +175,65 @@ export class LinkService {
     return link;
   }
 
-  async list(principal: Principal, offset: number, search: string | undefined) {
+  async list(principal: Principal, offset: number, search: string | undefined, options: ListOptions = {}) {
     const key = requireAccount(principal, 'links:read');
     const size = API_LIMITS.links.pageSize;
-    const rows = await this.deps.links.list(key.accountId, offset, size + 1, search || undefined);
+    const rows = await this.deps.links.list(key.accountId, offset, size + 1, search || undefined, options);
     return { links: rows.slice(0, size), hasMore: rows.length > size };
+  }
+
+  /** Every link of the account for the CSV export, newest first. */
+  async all(principal: Principal): Promise<LinkRecord[]> {
+    const key = requireAccount(principal, 'links:read');
+    return this.deps.links.all(key.accountId, API_LIMITS.links.exportMax);
+  }
+
+  /** The account's tags, each once (case aside), in alphabetical order, with how many links carry each. */
+  async tags(principal: Principal): Promise<{ tag: string }[]> {
+    const key = requireAccount(principal, 'links:read');
+    const seen = new Map<string, string>();
+    for (const text of await this.deps.links.tagTexts(key.accountId))
+      for (const tag of splitTags(text)) if (!seen.has(tag.toLowerCase())) seen.set(tag.toLowerCase(), tag);
+    return [...seen.values()].sort((a, b) => a.localeCompare(b)).map((tag) => ({ tag }));
+  }
+
+  /** Whether an alias is free and, when it is not, a free one like it to take instead. */
+  async aliasAvailability(principal: Principal, alias: string): Promise<{ alias: string; available: boolean; suggestion?: string }> {
+    requireAccount(principal, 'links:write');
+    const candidates = aliasCandidates(alias, this.deps.randomBytes);
+    const taken = await this.deps.links.takenSlugs([alias, ...candidates]);
+    if (!taken.has(alias)) return { alias, available: true };
+    const suggestion = candidates.find((candidate) => !taken.has(candidate));
+    return { alias, available: false, ...(suggestion ? { suggestion } : {}) };
+  }
+
+  /**
+   * A trial link made in this browser becomes a link of the account, with no expiry: a free link of
+   * the month while they last, past them the extra-link price when the caller allowed it, as creation.
+   */
+  async claim(principal: Principal, id: string, trialToken: string, maxCredits: number): Promise<LinkRecord> {
+    const caller = requireAccount(principal, 'links:write');
+    const now = this.deps.now();
+    const base = { id, trialTokenHash: hashSecret(trialToken), now };
+    const month = utcMonth(now);
+    let claimed: LinkRecord;
+    try {
+      claimed = await this.deps.links.claim({
+        ...base,
+        owner: { kind: 'account', accountId: caller.accountId, month, freeLinksPerMonth: this.deps.limits.freeLinksPerMonth },
+      });
+    } catch (error) {
+      const price = API_LIMITS.prices.extraLinkCredits;
+      if (!(error instanceof AppError && error.code === 'link_allowance_required') || maxCredits < price) throw error;
+      if (!caller.scopes.has('credits:spend')) throw new AppError('api_scope_required');
+      const key = spendingKey(caller);
+      const request = { accountId: caller.accountId, keyId: key.id, budget: key.budget, month, amount: price, purpose: 'link' as const, now: this.deps.now() };
+      claimed = await withReservation(this.deps.credits, request, (reservationId) =>
+        this.deps.links.claim({ ...base, owner: { kind: 'paid', accountId: caller.accountId, reservationId } } satisfies ClaimCommand),
+      );
+    }
+    this.deps.events.emit('link.changed', linkEvent(claimed));
+    return claimed;
   }
 
   async update(principal: Principal, id: string, version: number, changes: LinkChanges): Promise<LinkRecord> {

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../platform/errors.js';
 import { nextUtcMidnight, secondsUntil } from '../platform/time.js';
-import type { CreateLinkCommand, LinkChanges, LinkOwner, LinkRecord, LinkStatus, LinkStore } from './ports.js';
+import type { ClaimCommand, CreateLinkCommand, LinkChanges, LinkOwner, LinkRecord, LinkStatus, LinkStore, ListOptions } from './ports.js';
+import { allLinks, claimTrialLink, tagTexts, takenSlugs } from './link-claims.js';
 import type { DB, LinkRow } from '../platform/database/schema.js';
 import { commitReservation } from '../billing/credit-store.js';
 import { completeClaim } from '../platform/idempotency/idempotency-store.js';
@@ -65,12 +66,18 @@ export class KyselyLinkStore implements LinkStore {
   }
 
   async byTrialTokenHash(hash: string): Promise<LinkRecord | undefined> {
-    const row = await this.db.selectFrom('links').selectAll().where('trial_token_hash', '=', hash).executeTakeFirst();
+    // A claimed link is the account's: its trial token no longer reads it.
+    const row = await this.db.selectFrom('links').selectAll().where('trial_token_hash', '=', hash).where('account_id', 'is', null).executeTakeFirst();
     return row && toLinkRecord(row);
   }
 
-  async list(accountId: string, offset: number, limit: number, search: string | undefined): Promise<LinkRecord[]> {
+  async list(accountId: string, offset: number, limit: number, search: string | undefined, options: ListOptions = {}): Promise<LinkRecord[]> {
     let query = this.db.selectFrom('links').selectAll().where('account_id', '=', accountId);
+    if (options.tag) {
+      // Tags are kept as typed ("poster, Spring"): compared as a comma-separated list, spaces and case aside.
+      const list = sql<string>`',' || replace(replace(lower(tags), ', ', ','), ' ,', ',') || ','`;
+      query = query.where(sql<boolean>`${list} like lower(${`%,${escapeLike(options.tag.trim())},%`}) escape '\\'`);
+    }
     if (search) {
       const pattern = `%${escapeLike(search)}%`;
       // The database's lower() on both sides: PostgreSQL's LIKE is case-sensitive and ILIKE does not
@@ -79,8 +86,26 @@ export class KyselyLinkStore implements LinkStore {
       const matches = (column: 'slug' | 'target' | 'title' | 'tags') => sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`;
       query = query.where((eb) => eb.or([matches('slug'), matches('target'), matches('title'), matches('tags')]));
     }
+    if (options.sort === 'visits') query = query.orderBy('visits', 'desc');
+    if (options.sort === 'title') query = query.orderBy(sql`case when title = '' then 1 else 0 end`).orderBy(sql`lower(title)`);
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute();
     return rows.map(toLinkRecord);
+  }
+
+  all(accountId: string, limit: number): Promise<LinkRecord[]> {
+    return allLinks(this.db, accountId, limit);
+  }
+
+  tagTexts(accountId: string): Promise<string[]> {
+    return tagTexts(this.db, accountId);
+  }
+
+  takenSlugs(slugs: string[]): Promise<Set<string>> {
+    return takenSlugs(this.db, slugs);
+  }
+
+  claim(command: ClaimCommand): Promise<LinkRecord> {
+    return claimTrialLink(this.db, command);
   }
 
   async update(id: string, accountId: string, version: number, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
@@ -109,7 +134,7 @@ export class KyselyLinkStore implements LinkStore {
   }
 }
 
-async function payForLink(tx: Transaction<DB>, owner: LinkOwner, link: { id: string; createdAt: number }): Promise<void> {
+export async function payForLink(tx: Transaction<DB>, owner: LinkOwner, link: { id: string; createdAt: number }): Promise<void> {
   if (owner.kind === 'paid') {
     await commitReservation(tx, owner.reservationId, 'link_spend', link.id, link.createdAt);
     return;

@@ -48,13 +48,37 @@ export interface LinkChanges {
   status?: 'active' | 'paused';
 }
 
+/** A trial link taken into an account: who pays (a free link of the month, or a reservation) and the token's hash. */
+export interface ClaimCommand {
+  id: string;
+  trialTokenHash: string;
+  owner: Extract<LinkOwner, { kind: 'account' | 'paid' }>;
+  now: number;
+}
+
+/** How a page of links is ordered: newest first, most visited first, or by title (untitled last). */
+export type LinkSort = 'newest' | 'visits' | 'title';
+
+export interface ListOptions {
+  /** Only links carrying this tag (tags are separated by commas; case is ignored). */
+  tag?: string;
+  sort?: LinkSort;
+}
+
 export interface LinkStore {
   /** Saves the link and completes its Idempotency-Key claim with the response, in one transaction. */
   create(command: CreateLinkCommand): Promise<LinkRecord>;
   byId(id: string): Promise<LinkRecord | undefined>;
   bySlug(slug: string): Promise<LinkRecord | undefined>;
   byTrialTokenHash(hash: string): Promise<LinkRecord | undefined>;
-  list(accountId: string, offset: number, limit: number, search: string | undefined): Promise<LinkRecord[]>;
+  list(accountId: string, offset: number, limit: number, search: string | undefined, options?: ListOptions): Promise<LinkRecord[]>;
+  /** Every link of the account, newest first, at most `limit`. */
+  all(accountId: string, limit: number): Promise<LinkRecord[]>;
+  /** The distinct tags texts of the account's links. */
+  tagTexts(accountId: string): Promise<string[]>;
+  takenSlugs(slugs: string[]): Promise<Set<string>>;
+  /** Makes a trial link the account's (throws not_found, link_expired, request_conflict or the payment's error). */
+  claim(command: ClaimCommand): Promise<LinkRecord>;
   /** Applies the changes only when the version matches and the link is active or paused. */
   update(id: string, accountId: string, version: number, changes: LinkChanges, now: number): Promise<LinkRecord | undefined>;
   trialLinksCreated(network: string, day: string): Promise<number>;

@@ -1,4 +1,4 @@
-import { page } from '../platform/http/pages.js';
+import { page, reportLink } from '../platform/http/pages.js';
 import { DAY_MS } from '../platform/time.js';
 import type { LinkRecord } from './ports.js';
 
@@ -18,7 +18,7 @@ export function age(createdAt: number, now: number): string {
  * an active link's destination is a link to follow; a suspended one's is shown as text alone.
  */
 export function previewPage(link: LinkRecord | undefined, shortUrl: string, now: number): string {
-  const report = `<p><a href="/report?url=${encodeURIComponent(shortUrl)}">Report this link</a></p>`;
+  const report = reportLink(shortUrl);
   if (!link || link.status === 'deleted') return page('Link not found', `No short link answers at ${escapeHtml(shortUrl)}.`, report);
   const expired = link.expiresAt !== null && link.expiresAt <= now;
   const destination = escapeHtml(link.target);

@@ -26,6 +26,8 @@ export const API_LIMITS = freezeSections({
     aliasMaxLength: 40,
     titleMaxLength: 100,
     tagsMaxLength: 160,
+    /** Most links in one CSV export (GET /links/export). */
+    exportMax: 100_000,
   },
   stats: { minDays: 1, maxDays: 90, defaultDays: 30, topReferrers: 50 },
   qr: { minSize: 256, maxSize: 2048, defaultSize: 768, logoMaxLength: 700_000, logoMaxSide: 512, minContrast: 4.5 },

@@ -43,7 +43,7 @@ export const ROUTES: Route[] = [
 export const NOT_FOUND: Route = { path: '', title: 'Page not found', access: 'anyone', load: () => import('./pages/not-found-page.js') };
 
 /** Where a signed-in person lands (after verification, sign-in, or on /app itself). */
-export const SIGNED_IN_HOME = '/app/keys';
+export const SIGNED_IN_HOME = '/app/links';
 
 export function matchRoute(pathname: string): { route: Route; params: Record<string, string> } {
   if (pathname === '/app' || pathname === '/app/') return { route: ROUTES.find((r) => r.path === SIGNED_IN_HOME)!, params: {} };

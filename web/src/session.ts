@@ -6,9 +6,14 @@ import type { Account } from './api/types.js';
 export type SessionState = Account | null | undefined;
 
 let state: SessionState;
+/** Whether a session this page held ended (a 401 on a request made with it), for the sign-in page to say so. */
+let ended = false;
+
+export const sessionEnded = (): boolean => ended;
 const listeners = new Set<(next: SessionState) => void>();
 
 export function setSession(next: Account | null): void {
+  if (next) ended = false;
   state = next;
   listeners.forEach((listener) => listener(next));
 }
@@ -23,11 +28,17 @@ export function useSession(): SessionState {
   return session;
 }
 
-/** Asks the server once at start; a 401 on any later request means the session is gone. */
+/**
+ * Asks the server once at start (GET /auth/state answers a signed-out browser with `account: null`,
+ * not a 401 the console would log); a 401 on any later request means the session is gone.
+ */
 export async function loadSession(): Promise<void> {
-  whenSignedOut(() => setSession(null));
+  whenSignedOut(() => {
+    if (state) ended = true;
+    setSession(null);
+  });
   try {
-    setSession((await api<{ account: Account }>('GET', '/auth/session')).account);
+    setSession((await api<{ account: Account | null }>('GET', '/auth/state')).account);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     setSession(null);

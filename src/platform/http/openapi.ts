@@ -3,12 +3,26 @@ import type { FastifyInstance } from 'fastify';
 import { ErrorBody } from './common-schemas.js';
 import { completeResponses, type DocumentOperation } from './openapi-responses.js';
 import { OPENAPI_INFO, OPENAPI_TAGS, RESPONSE_HEADERS, SECURITY_SCHEMES } from './openapi-document.js';
-import { Link, LinkCreated, LinkFields, LinkList, TrialAllowance } from '../../links/link-schemas.js';
+import { AliasAvailability, Link, LinkCreated, LinkFields, LinkList, TagList, TrialAllowance } from '../../links/link-schemas.js';
 import { CapacityPack, QuoteResult, Usage } from '../../billing/billing-schemas.js';
 import { Stats, TagStats } from '../../analytics/stats-schemas.js';
 
 /** The shapes the document names: each is one entry of `components.schemas`, and routes `$ref` it. */
-const COMPONENTS = [ErrorBody, LinkFields, Link, LinkCreated, LinkList, TrialAllowance, Usage, QuoteResult, Stats, TagStats, CapacityPack];
+const COMPONENTS = [
+  ErrorBody,
+  LinkFields,
+  Link,
+  LinkCreated,
+  LinkList,
+  TrialAllowance,
+  AliasAvailability,
+  TagList,
+  Usage,
+  QuoteResult,
+  Stats,
+  TagStats,
+  CapacityPack,
+];
 
 /**
  * The OpenAPI document is generated from the same TypeBox schemas that validate requests and

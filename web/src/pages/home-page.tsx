@@ -17,7 +17,8 @@ export default function HomePage() {
         <p>Free links and recorded visits every month, API keys for your programs, and more capacity when you need it.</p>
         {session ? (
           <p>
-            You are signed in as {session.email}. Go to your <a href="/app/keys">API keys</a> or your <a href="/app/billing">usage and billing</a>.
+            You are signed in as {session.email}. Go to your <a href="/app/links">links</a>, your <a href="/app/keys">API keys</a> or your{' '}
+            <a href="/app/billing">usage and billing</a>.
           </p>
         ) : (
           <p class="actions">

@@ -3,7 +3,10 @@ import { api } from '../api/client.js';
 import type { PageProps } from '../routes.js';
 import { ErrorMessage, Field, Notice, Submit, submitted } from '../ui/form.js';
 import { useAction } from '../ui/use-action.js';
-import { PASSWORD_HINT } from './signup-page.js';
+import { PASSWORD_HINT, WEAK_PASSWORD } from './signup-page.js';
+import { ApiError } from '../api/client.js';
+import { useResource } from '../ui/use-resource.js';
+import { Busy } from '../ui/form.js';
 import { tokenFrom } from './verify-page.js';
 
 export default function ResetPage({ query }: PageProps) {
@@ -44,16 +47,52 @@ function RequestReset() {
   );
 }
 
+const SPENT: Record<string, string> = {
+  used: 'This reset link was used already: each link works once (a newer reset link also replaces it). Ask for a new one if you still need to reset your password.',
+  expired: 'This reset link has expired: it works for an hour. Ask for a new one.',
+  unknown: 'This reset link is not valid: check that the whole address from the mail was opened, or ask for a new one.',
+};
+
 function ConfirmReset({ token }: { token: string }) {
   const [password, setPassword] = useState('');
   const [done, setDone] = useState(false);
+  // The link is checked first, so a used one says so at once rather than after a password is typed.
+  const check = useResource(() => api<{ state: 'valid' | 'used' | 'expired' | 'unknown' }>('POST', '/auth/reset/check', { token }));
   const confirm = useAction(async () => {
     await api('POST', '/auth/reset/confirm', { token, password });
     setDone(true);
   });
+  const state = check.data?.state;
+  // The link was good a moment ago: a refusal now is about the password, unless the link was used meanwhile.
+  const weak = confirm.error instanceof ApiError && confirm.error.code === 'invalid_request' ? WEAK_PASSWORD : undefined;
+  if (state !== undefined && state !== 'valid') {
+    return (
+      <>
+        <h1 tabIndex={-1}>This reset link cannot be used</h1>
+        <div role="alert">
+          <Notice kind="warning">
+            <p>{SPENT[state]}</p>
+          </Notice>
+        </div>
+        <p>
+          <a
+            href="/app/reset"
+            onClick={(event) => {
+              // A fresh page: this one holds the spent token.
+              event.preventDefault();
+              location.assign('/app/reset');
+            }}
+          >
+            Ask for a new reset link
+          </a>
+        </p>
+      </>
+    );
+  }
   return (
     <>
       <h1 tabIndex={-1}>Choose a new password</h1>
+      <Busy busy={check.loading} text="Checking the link…" />
       {done ? (
         <Notice kind="success">
           <p>
@@ -71,13 +110,9 @@ function ConfirmReset({ token }: { token: string }) {
             value={password}
             onValue={setPassword}
             hint={PASSWORD_HINT}
+            error={weak}
           />
-          <ErrorMessage
-            error={confirm.error}
-            overrides={{
-              invalid_request: 'Either this reset link is not valid any more (used or expired: ask for a new one), or the password is too easy to guess.',
-            }}
-          />
+          <ErrorMessage error={weak ? null : (confirm.error ?? check.error)} />
           <Submit label="Set new password" busy={confirm.busy} busyText="Saving…" />
         </form>
       )}

@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import type { Account } from '../api/types.js';
-import { setSession } from '../session.js';
-import { ErrorMessage, Field, Submit, submitted } from '../ui/form.js';
+import { sessionEnded, setSession } from '../session.js';
+import { ErrorMessage, Field, Notice, Submit, submitted } from '../ui/form.js';
+import { KeepTrialsCheck } from './home/keep-trials-check.js';
+import { chooseToKeep, keepableTrials } from './home/trial-store.js';
 import { useAction } from '../ui/use-action.js';
 
 const OVERRIDES = {
@@ -22,7 +24,11 @@ export default function SigninPage() {
   const [password, setPassword] = useState('');
   // With two-factor sign-in on, the password is answered with a request for the app's code.
   const [code, setCode] = useState<string>();
+  const [trials] = useState(() => keepableTrials().length);
+  const [keep, setKeep] = useState(true);
+  const [ended] = useState(sessionEnded);
   const signIn = useAction(async () => {
+    if (trials > 0) chooseToKeep(keep);
     const answer = await api<{ account: Account } | { status: 'code_required' }>('POST', '/auth/signin', {
       email,
       password,
@@ -34,6 +40,11 @@ export default function SigninPage() {
   return (
     <section class="narrow">
       <h1 tabIndex={-1}>Sign in</h1>
+      {ended && (
+        <Notice kind="warning">
+          <p>Your session ended. Sign in again to carry on where you were: an edit you had not saved is kept and comes back.</p>
+        </Notice>
+      )}
       <form onSubmit={submitted(() => void signIn.run())}>
         <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onValue={setEmail} />
         <Field label="Password" type="password" name="password" autoComplete="current-password" required value={password} onValue={setPassword} />
@@ -47,6 +58,7 @@ export default function SigninPage() {
             hint="Two-factor sign-in is on: enter the code your authenticator app shows, or a recovery code."
           />
         )}
+        <KeepTrialsCheck count={trials} checked={keep} onChange={setKeep} />
         <ErrorMessage error={signIn.error} overrides={code === undefined ? OVERRIDES : CODE_OVERRIDES} />
         <Submit label="Sign in" busy={signIn.busy} busyText="Signing in…" />
       </form>

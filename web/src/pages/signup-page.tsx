@@ -4,24 +4,43 @@ import type { SiteInfo } from '../api/types.js';
 import { ErrorMessage, Field, Notice, Submit, submitted } from '../ui/form.js';
 import { useAction } from '../ui/use-action.js';
 import { useResource } from '../ui/use-resource.js';
+import { ApiError } from '../api/client.js';
+import { KeepTrialsCheck } from './home/keep-trials-check.js';
+import { chooseToKeep, keepableTrials } from './home/trial-store.js';
 
-export const PASSWORD_HINT = 'Hard to guess: at least 12 characters; three or four unrelated words work well.';
+/** The rule the server applies (src/accounts/password-strength.ts), as the README states it. */
+export const PASSWORD_HINT = 'At least 8 characters, and hard to guess: three or four unrelated words work well; names, dates and keyboard rows do not.';
 
 const OVERRIDES = {
-  invalid_request: 'Check the email address, and choose a password that is harder to guess (longer, or a few unrelated words).',
   not_found: 'Sign-up is closed on this service: ask its operator for an account.',
 };
+
+export const WEAK_PASSWORD = 'This password is too easy to guess. Choose a longer one: three or four unrelated words work well.';
+const BAD_EMAIL = 'Enter your email address, such as jane@example.org.';
+
+/**
+ * Which field a refused sign-up (400 invalid_request) is about: the browser checks the address's form
+ * first, so an address that looks right means the password was refused as too easy to guess.
+ */
+export function fieldError(error: unknown, email: string): { email?: string; password?: string } | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'invalid_request') return undefined;
+  return /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email.trim()) ? { password: WEAK_PASSWORD } : { email: BAD_EMAIL };
+}
 
 export default function SignupPage() {
   const site = useResource(() => api<SiteInfo>('GET', '/site'));
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [sentTo, setSentTo] = useState<string>();
+  const [trials] = useState(() => keepableTrials().length);
+  const [keep, setKeep] = useState(true);
   const signUp = useAction(async () => {
+    if (trials > 0) chooseToKeep(keep);
     await api('POST', '/auth/signup', { email, password });
     setSentTo(email);
   });
 
+  const atField = fieldError(signUp.error, email);
   if (sentTo) {
     return (
       <section class="narrow">
@@ -42,7 +61,7 @@ export default function SignupPage() {
       <h1 tabIndex={-1}>Create an account</h1>
       {site.data?.signup === 'closed' && <Notice kind="warning">Sign-up is closed on this service: ask its operator for an account.</Notice>}
       <form onSubmit={submitted(() => void signUp.run())} noValidate={false}>
-        <Field label="Email" type="email" name="email" autoComplete="email" required value={email} onValue={setEmail} />
+        <Field label="Email" type="email" name="email" autoComplete="email" required value={email} onValue={setEmail} error={atField?.email} />
         <Field
           label="Password"
           type="password"
@@ -53,8 +72,10 @@ export default function SignupPage() {
           value={password}
           onValue={setPassword}
           hint={PASSWORD_HINT}
+          error={atField?.password}
         />
-        <ErrorMessage error={signUp.error} overrides={OVERRIDES} />
+        <KeepTrialsCheck count={trials} checked={keep} onChange={setKeep} />
+        <ErrorMessage error={atField ? null : signUp.error} overrides={OVERRIDES} />
         <Submit label="Create account" busy={signUp.busy} busyText="Creating your account…" />
       </form>
       <p>

@@ -39,6 +39,7 @@ export function ConfirmDialog(props: ConfirmProps) {
       ref={dialog}
       aria-labelledby={props.open ? `${id}-title` : undefined}
       aria-describedby={props.open ? `${id}-body` : undefined}
+      onKeyDown={keepFocusInside}
       onCancel={(event) => {
         event.preventDefault();
         if (!props.busy) props.onCancel();
@@ -47,6 +48,29 @@ export function ConfirmDialog(props: ConfirmProps) {
       {props.open && <DialogContent {...props} id={id} cancel={cancel} />}
     </dialog>
   );
+}
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Tab from the last control goes to the first and Shift+Tab from the first to the last: a modal
+ * <dialog> makes the page inert but lets Tab leave for the browser's own toolbar.
+ */
+function keepFocusInside(event: KeyboardEvent): void {
+  if (event.key !== 'Tab') return;
+  const dialog = event.currentTarget as HTMLDialogElement;
+  const controls = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  const first = controls[0];
+  const last = controls[controls.length - 1];
+  if (!first || !last) return;
+  const active = document.activeElement;
+  if (event.shiftKey && (active === first || !dialog.contains(active))) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (active === last || !dialog.contains(active))) {
+    event.preventDefault();
+    first.focus();
+  }
 }
 
 /** Rendered only while open: a closed dialog keeps no names or controls that a search by label could find. */

@@ -12,6 +12,7 @@ interface InputProps {
   maxLength?: number;
   placeholder?: string;
   inputMode?: 'numeric' | 'text' | 'email' | 'url';
+  autoFocus?: boolean;
   pattern?: string;
 }
 
@@ -20,11 +21,16 @@ interface FieldProps extends InputProps {
   value: string;
   onValue: (value: string) => void;
   hint?: ComponentChildren;
+  /** What is wrong with this field's value: shown at the field, which is then marked invalid and described by it. */
+  error?: ComponentChildren;
+  /** Runs when the field loses focus (a URL without its scheme is completed then). */
+  onBlur?: () => void;
 }
 
 /** A text input with its visible label and, when given, a hint the input is described by. */
-export function Field({ label, value, onValue, hint, type = 'text', ...input }: FieldProps) {
+export function Field({ label, value, onValue, hint, error, onBlur, type = 'text', ...input }: FieldProps) {
   const id = useId();
+  const describedBy = [error ? `${id}-error` : '', hint ? `${id}-hint` : ''].filter(Boolean).join(' ');
   return (
     <div class="field">
       <label for={id}>{label}</label>
@@ -34,9 +40,16 @@ export function Field({ label, value, onValue, hint, type = 'text', ...input }: 
         type={type as 'text'}
         value={value}
         onInput={(e) => onValue(e.currentTarget.value)}
-        aria-describedby={hint ? `${id}-hint` : undefined}
+        onBlur={onBlur}
+        aria-describedby={describedBy || undefined}
+        aria-invalid={error ? true : undefined}
         {...input}
       />
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
       {hint && (
         <p class="hint" id={`${id}-hint`}>
           {hint}

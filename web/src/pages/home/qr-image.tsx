@@ -2,11 +2,21 @@ import { useEffect, useState } from 'preact/hooks';
 import { apiBlob } from '../../api/client.js';
 import { ErrorMessage } from '../../ui/form.js';
 
+interface QrImageProps {
+  id: string;
+  trialToken?: string;
+  label: string;
+  /** Shown size in CSS pixels (the SVG scales). */
+  size?: number;
+  /** When given, a "Download QR code" link saves the SVG under this file name. */
+  download?: string;
+}
+
 /**
  * The link's QR code as the API draws it, shown as an image from a blob URL: an <img> never runs
  * what an SVG may contain, so nothing needs sanitizing.
  */
-export function QrImage({ id, trialToken, label }: { id: string; trialToken?: string; label: string }) {
+export function QrImage({ id, trialToken, label, size = 192, download }: QrImageProps) {
   const [url, setUrl] = useState<string>();
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
@@ -24,5 +34,15 @@ export function QrImage({ id, trialToken, label }: { id: string; trialToken?: st
     };
   }, [id, trialToken]);
   if (error) return <ErrorMessage error={error} />;
-  return url ? <img class="qr-image" src={url} width={192} height={192} alt={label} /> : <span class="hint">Drawing the QR code…</span>;
+  if (!url) return <span class="hint">Drawing the QR code…</span>;
+  return (
+    <>
+      <img class="qr-image" src={url} width={size} height={size} alt={label} />
+      {download && (
+        <a class="button secondary" href={url} download={download}>
+          Download QR code
+        </a>
+      )}
+    </>
+  );
 }

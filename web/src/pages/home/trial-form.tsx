@@ -7,9 +7,11 @@ import { useAction } from '../../ui/use-action.js';
 import { QrImage } from './qr-image.js';
 import { rememberTrial } from './trial-store.js';
 import { formatUtc } from '../links/utc.js';
+import { withScheme } from '../../ui/url.js';
+import { TrialList } from './trial-list.js';
 
 const OVERRIDES = {
-  invalid_request: 'Enter a full web address starting with https:// or http://.',
+  invalid_request: 'Enter a web address, such as example.org/menu. Addresses of this service and blocked sites cannot be shortened.',
   rate_limited: 'You have made the trial links allowed from your network today (3 a day). Create an account for more.',
 };
 
@@ -20,7 +22,8 @@ export function TrialForm({ create }: { create: (target: string, idempotencyKey:
   // One Idempotency-Key per link asked for: a retry of the same address after a lost answer reuses it.
   const attempt = useRef<{ target: string; key: string } | undefined>(undefined);
   const shorten = useAction(async () => {
-    const wanted = target.trim();
+    const wanted = withScheme(target);
+    setTarget(wanted);
     if (attempt.current?.target !== wanted) attempt.current = { target: wanted, key: newIdempotencyKey() };
     const made = await create(wanted, attempt.current.key);
     attempt.current = undefined;
@@ -33,18 +36,21 @@ export function TrialForm({ create }: { create: (target: string, idempotencyKey:
       <form onSubmit={submitted(() => void shorten.run())}>
         <Field
           label="Long URL"
-          type="url"
+          type="text"
+          inputMode="url"
           name="target"
           required
-          placeholder="https://example.com/a/long/address"
+          placeholder="example.com/a/long/address"
           value={target}
           onValue={setTarget}
-          hint="Trial links work for 7 days; 3 a day from one network."
+          onBlur={() => setTarget(withScheme(target))}
+          hint="https:// is added when you leave it out. Trial links work for 7 days; 3 a day from one network."
         />
         <ErrorMessage error={shorten.error} overrides={OVERRIDES} />
         <Submit label="Shorten" busy={shorten.busy} busyText="Making your link…" />
       </form>
       <div role="status">{link && <TrialResult link={link} />}</div>
+      <TrialList fresh={link?.id} />
     </section>
   );
 }
@@ -71,9 +77,10 @@ function TrialResult({ link }: { link: LinkCreated }) {
           </>
         )}
       </dl>
-      <QrImage id={link.id} trialToken={link.trialToken} label={`QR code that opens ${link.qrUrl}`} />
+      <QrImage id={link.id} trialToken={link.trialToken} label={`QR code that opens ${link.qrUrl}`} download={`qr-${link.slug}.svg`} />
       <p>
-        <a href={`/app/trial/${link.id}`}>See this link’s page with its visits</a>. This browser remembers it for 7 days; nobody else can open that page.
+        <a href={`/app/trial/${link.id}`}>See this link’s page with its visits</a>. This browser remembers it for 7 days; nobody else can open that page. After
+        7 days the link stops working: <a href="/app/signup">create an account</a> and keep it to make it last.
       </p>
     </div>
   );

@@ -3,6 +3,8 @@ import { api, ApiError } from '../../api/client.js';
 import type { Link } from '../../api/types.js';
 import { ErrorMessage, Field, Notice, Submit, submitted } from '../../ui/form.js';
 import { useAction } from '../../ui/use-action.js';
+import { dropDraft, keepDraft, savedDraft } from '../../ui/drafts.js';
+import { withScheme } from '../../ui/url.js';
 import { Conflict } from './conflict.js';
 import { editOf, type Edit, type EditableField } from './edit-changes.js';
 
@@ -19,16 +21,25 @@ const valuesOf = (link: Link): Values => ({ target: link.target, title: link.tit
  * link and shows what changed, so the person can reapply their edit onto it or drop it.
  */
 export function EditForm({ link, onSaved }: { link: Link; onSaved: (link: Link) => void }) {
+  const draftName = `link:${link.id}`;
   const [base, setBase] = useState(link);
-  const [values, setValues] = useState(() => valuesOf(link));
+  // An edit kept when the session ended (or the tab reloaded) comes back; the version check still guards it.
+  const [restored] = useState(() => savedDraft<Values>(draftName));
+  const [values, setValues] = useState(() => restored ?? valuesOf(link));
   const [conflict, setConflict] = useState<{ current: Link; edit: Edit }>();
   const [saved, setSaved] = useState(false);
   const edit = editOf(base, values);
   const dirty = Object.keys(edit).length > 0;
 
-  // A newer version saved elsewhere on this page (pause, resume) becomes the base; typed values stay.
   useEffect(() => {
-    if (link.version <= base.version) return;
+    if (dirty) keepDraft(draftName, values);
+    else dropDraft(draftName);
+  }, [dirty, values]);
+
+  // A newer version saved elsewhere on this page (pause, resume) becomes the base; typed values stay.
+  // During a conflict the base stays the version the edit was made on, while the page shows the current one.
+  useEffect(() => {
+    if (conflict || link.version <= base.version) return;
     setBase(link);
     if (!dirty) setValues(valuesOf(link));
   }, [link.version]);
@@ -46,6 +57,8 @@ export function EditForm({ link, onSaved }: { link: Link; onSaved: (link: Link) 
       if (!(error instanceof ApiError && error.code === 'link_changed')) throw error;
       const current = await api<Link>('GET', `/links/${link.id}`);
       setConflict({ current, edit: changes });
+      // The summary at the top of the page shows the link as it is now, not as it was read.
+      onSaved(current);
     }
   });
   const set = (name: EditableField) => (value: string) => {
@@ -57,12 +70,21 @@ export function EditForm({ link, onSaved }: { link: Link; onSaved: (link: Link) 
     setBase(conflict.current);
     setValues(valuesOf(conflict.current));
     setConflict(undefined);
-    onSaved(conflict.current);
   };
 
   return (
     <form class="form-block" onSubmit={submitted(() => void save.run(base.version, edit))}>
-      <Field label="Destination URL" type="url" name="target" required value={values.target} onValue={set('target')} />
+      {restored && dirty && <Notice kind="info">Your unsaved edit from before you signed in again is back. Check it, then save it.</Notice>}
+      <Field
+        label="Destination URL"
+        type="text"
+        inputMode="url"
+        name="target"
+        required
+        value={values.target}
+        onValue={set('target')}
+        onBlur={() => set('target')(withScheme(values.target))}
+      />
       <Field label="Title" name="title" maxLength={100} value={values.title} onValue={set('title')} />
       <Field label="Tags" name="tags" maxLength={160} value={values.tags} onValue={set('tags')} hint="Words to search by, such as poster, spring." />
       {conflict && (

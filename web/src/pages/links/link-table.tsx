@@ -3,7 +3,10 @@ import type { Link } from '../../api/types.js';
 import { CopyButton } from '../../ui/copy-button.js';
 import { formatNumber } from '../../ui/format.js';
 import { STATUS_TEXT } from '../link/link-facts.js';
+import { QrThumb } from './qr-thumb.js';
 import { formatUtcDate } from './utc.js';
+import { splitTags } from '../../../../src/links/link-tags.js';
+import './links.css';
 
 /** Marks around drawing a page of links: the browser tests read the measure against a 100 ms budget. */
 export const RENDER_MARKS = { arrived: 'links:data-arrived', drawn: 'links:rows-drawn', measure: 'links:render' } as const;
@@ -12,8 +15,11 @@ export function markArrived(): void {
   performance.mark(RENDER_MARKS.arrived);
 }
 
-/** A page of the account's links, one row each, newest first as the API lists them. */
-export function LinkTable({ links }: { links: Link[] }) {
+/**
+ * A page of the account's links, one row each: known by its title (the slug second), with a small QR
+ * code, its tags, visits and status. On a phone each row is a compact card.
+ */
+export function LinkTable({ links, onTag }: { links: Link[]; onTag?: (tag: string) => void }) {
   useLayoutEffect(() => {
     if (performance.getEntriesByName(RENDER_MARKS.arrived).length === 0) return;
     performance.mark(RENDER_MARKS.drawn);
@@ -24,48 +30,68 @@ export function LinkTable({ links }: { links: Link[] }) {
     <table class="cards links-table">
       <thead>
         <tr>
-          <th scope="col">Slug</th>
-          <th scope="col">Destination</th>
-          <th scope="col">Title</th>
+          <th scope="col">
+            <span class="visually-hidden">QR code</span>
+          </th>
+          <th scope="col">Link</th>
           <th scope="col">Tags</th>
-          <th scope="col">Status</th>
           <th scope="col" class="number">
             Visits
           </th>
+          <th scope="col">Status</th>
           <th scope="col">Created (UTC)</th>
           <th scope="col">Copy</th>
         </tr>
       </thead>
       <tbody>
         {links.map((link) => (
-          <LinkRow key={link.id} link={link} />
+          <LinkRow key={link.id} link={link} onTag={onTag} />
         ))}
       </tbody>
     </table>
   );
 }
 
-function LinkRow({ link }: { link: Link }) {
+function LinkRow({ link, onTag }: { link: Link; onTag?: (tag: string) => void }) {
+  const tags = splitTags(link.tags);
   return (
     <tr>
-      <th scope="row" data-label="Slug">
-        <a href={`/app/links/${link.id}`} class="mono slug">
-          {link.slug}
+      <td class="thumb">
+        <QrThumb text={link.qrUrl} />
+      </td>
+      <th scope="row" class="name">
+        <a href={`/app/links/${link.id}`} class="title">
+          {link.title || link.slug}
         </a>
+        <span class="slug mono">/{link.slug}</span>
+        <span class="destination mono">{link.target}</span>
       </th>
-      <td data-label="Destination" class="mono destination">
-        {link.target}
+      <td class="tags">
+        {tags.length > 0 && (
+          <ul class="chips" aria-label="Tags">
+            {tags.map((tag) => (
+              <li key={tag}>
+                {onTag ? (
+                  <button type="button" class="chip" onClick={() => onTag(tag)} aria-label={`Show links tagged ${tag}`}>
+                    {tag}
+                  </button>
+                ) : (
+                  <span class="chip">{tag}</span>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
       </td>
-      <td data-label="Title">{link.title}</td>
-      <td data-label="Tags">{link.tags}</td>
-      <td data-label="Status">{STATUS_TEXT[link.status]}</td>
-      <td data-label="Visits" class="number">
+      <td class="number visits">
         {formatNumber(link.visits ?? 0)}
+        <span class="unit"> {link.visits === 1 ? 'visit' : 'visits'}</span>
       </td>
-      <td data-label="Created (UTC)" class="nowrap">
-        {formatUtcDate(link.created_at)}
+      <td class="status">
+        <span class={`status-badge ${link.status}`}>{STATUS_TEXT[link.status]}</span>
       </td>
-      <td data-label="Copy">
+      <td class="nowrap created">{formatUtcDate(link.created_at)}</td>
+      <td class="copy">
         <div class="copies">
           <CopyButton text={link.shortUrl} label="Copy short URL" name={`Copy short URL of ${link.slug}`} />
           <CopyButton text={link.qrUrl} label="Copy QR URL" name={`Copy QR URL of ${link.slug}`} />

@@ -3,36 +3,27 @@ import { api, ApiError, newIdempotencyKey } from '../../api/client.js';
 import type { Link, Quote } from '../../api/types.js';
 import { ConfirmDialog } from '../../ui/dialog.js';
 import { ErrorMessage, Field, Submit, submitted } from '../../ui/form.js';
-import { formatNumber } from '../../ui/format.js';
 import { useAction } from '../../ui/use-action.js';
-
-const EXTRA_LINK_CREDITS = 10;
+import { withScheme } from '../../ui/url.js';
+import { bodyOf, EMPTY_FIELDS, type Fields } from './new-link-fields.js';
+import { EXTRA_LINK_CREDITS, QuoteText } from './quote-text.js';
 
 const OVERRIDES = {
-  invalid_request: 'Check the fields: the destination must be a full web address (https://…), the alias 40 letters, digits or dashes at most.',
-  request_conflict: 'That alias is taken, or this link is still being made. Choose another alias, or wait a moment and try again: it will not be made twice.',
+  invalid_request: 'Check the fields: the destination must be a web address such as example.org/menu, the alias 40 letters, digits, - or _ at most.',
+  request_conflict: 'This link is still being made. Wait a moment and try again: it will not be made twice.',
   link_allowance_required: 'The 25 free links of this month are used up. Another link costs 10 purchased credits: confirm to pay for it.',
   credits_required: `Your purchased balance is too small for another link (it costs ${EXTRA_LINK_CREDITS} credits). See Usage and billing for how to get credits; nothing was spent.`,
 };
-
-interface Fields {
-  target: string;
-  alias: string;
-  title: string;
-  tags: string;
-}
 
 /** A failure after which the same creation may be sent again: the server may or may not have made it. */
 const mayRetry = (error: unknown): boolean =>
   error instanceof ApiError && (error.code === 'network' || error.code === 'unexpected' || error.status >= 500 || error.status === 429);
 
-const bodyOf = (fields: Fields, maxCredits: number) => ({
-  target: fields.target.trim(),
-  ...(fields.alias.trim() && { alias: fields.alias.trim() }),
-  ...(fields.title.trim() && { title: fields.title.trim() }),
-  ...(fields.tags.trim() && { tags: fields.tags.trim() }),
-  ...(maxCredits > 0 && { maxCredits }),
-});
+/** A taken alias, said at the Alias field with a free one to take instead. */
+interface AliasTaken {
+  alias: string;
+  suggestion?: string;
+}
 
 /**
  * A new link. One Idempotency-Key per submission, kept while the same body is retried after an
@@ -40,8 +31,9 @@ const bodyOf = (fields: Fields, maxCredits: number) => ({
  * the price is quoted and the person confirms before any credits are spent.
  */
 export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) {
-  const [fields, setFields] = useState<Fields>({ target: '', alias: '', title: '', tags: '' });
+  const [fields, setFields] = useState<Fields>(EMPTY_FIELDS);
   const [quote, setQuote] = useState<Quote>();
+  const [taken, setTaken] = useState<AliasTaken>();
   const attempt = useRef<{ body: string; key: string } | undefined>(undefined);
   const set = (name: keyof Fields) => (value: string) => setFields((current) => ({ ...current, [name]: value }));
 
@@ -49,6 +41,7 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
     const body = bodyOf(fields, maxCredits);
     const serialized = JSON.stringify(body);
     if (attempt.current?.body !== serialized) attempt.current = { body: serialized, key: newIdempotencyKey() };
+    setTaken(undefined);
     try {
       const link = await api<Link>('POST', '/links', body, { idempotencyKey: attempt.current.key });
       attempt.current = undefined;
@@ -57,33 +50,62 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
     } catch (error) {
       if (!mayRetry(error)) attempt.current = undefined;
       if (error instanceof ApiError && error.code === 'link_allowance_required') setQuote(await api<Quote>('POST', '/quotes', { action: 'link.create' }));
+      else if (error instanceof ApiError && error.code === 'request_conflict' && body.alias && (await aliasTaken(body.alias, setTaken))) setQuote(undefined);
       else throw error;
     }
   });
+
+  const aliasError = taken && taken.alias === fields.alias.trim() && (
+    <>
+      The alias {taken.alias} is taken.
+      {taken.suggestion && (
+        <>
+          {' '}
+          <strong>{taken.suggestion}</strong> is free:{' '}
+          <button type="button" class="link-button" onClick={() => set('alias')(taken.suggestion!)}>
+            Use {taken.suggestion}
+          </button>
+        </>
+      )}
+    </>
+  );
 
   return (
     <form class="form-block" onSubmit={submitted(() => void create.run(0))}>
       <Field
         label="Destination URL"
-        type="url"
+        type="text"
+        inputMode="url"
+        autoComplete="url"
         name="target"
         required
-        placeholder="https://example.com/spring-campaign"
+        placeholder="example.com/spring-campaign"
         value={fields.target}
         onValue={set('target')}
+        onBlur={() => set('target')(withScheme(fields.target))}
+        hint="https:// is added when you leave it out."
       />
       <Field
         label="Alias"
         name="alias"
         maxLength={40}
-        pattern="[A-Za-z0-9_-]+"
+        // The browser compiles `pattern` with the `v` flag, where a bare "-" inside a class is an error.
+        pattern="[A-Za-z0-9_\-]+"
         value={fields.alias}
         onValue={set('alias')}
+        error={aliasError || undefined}
         hint="Optional: the end of the short URL, such as spring-sale. Letters, digits, - and _."
       />
       <Field label="Title" name="title" maxLength={100} value={fields.title} onValue={set('title')} hint="Optional: for you, to find the link again." />
       <Field label="Tags" name="tags" maxLength={160} value={fields.tags} onValue={set('tags')} hint="Optional: words to search by, such as poster, spring." />
-      <ErrorMessage error={quote ? null : create.error} overrides={OVERRIDES} />
+      <fieldset class="utm">
+        <legend>Campaign tracking (optional)</legend>
+        <p class="hint">Added to the destination as utm_source, utm_medium and utm_campaign, for the destination’s own analytics.</p>
+        <Field label="UTM source" name="utm_source" maxLength={100} placeholder="poster" value={fields.utmSource} onValue={set('utmSource')} />
+        <Field label="UTM medium" name="utm_medium" maxLength={100} placeholder="print" value={fields.utmMedium} onValue={set('utmMedium')} />
+        <Field label="UTM campaign" name="utm_campaign" maxLength={100} placeholder="spring-sale" value={fields.utmCampaign} onValue={set('utmCampaign')} />
+      </fieldset>
+      <ErrorMessage error={quote || taken ? null : create.error} overrides={OVERRIDES} />
       <Submit label="Create link" busy={create.busy && !quote} busyText="Making your link…" />
       <ConfirmDialog
         open={quote !== undefined}
@@ -104,16 +126,10 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
   );
 }
 
-function QuoteText({ quote }: { quote: Quote }) {
-  const price = quote.credits ?? EXTRA_LINK_CREDITS;
-  return (
-    <>
-      <p>
-        The 25 free links of this month are used up. This link costs <strong>{formatNumber(price)} credits</strong> from your purchased balance
-        {quote.purchasedAvailable !== undefined && ` (${formatNumber(quote.purchasedAvailable)} available)`}.
-      </p>
-      {quote.canSpend === false && <p>Your balance is too small for it now: see Usage and billing for how to get credits.</p>}
-      <p>Free links come back on the first day of next month (UTC).</p>
-    </>
-  );
+/** Whether the alias is taken (then the field says so, with a free one); false when the conflict was something else. */
+async function aliasTaken(alias: string, show: (taken: AliasTaken) => void): Promise<boolean> {
+  const answer = await api<{ available: boolean; suggestion?: string }>('GET', `/aliases/${encodeURIComponent(alias)}`);
+  if (answer.available) return false;
+  show({ alias, suggestion: answer.suggestion });
+  return true;
 }
