@@ -25,8 +25,8 @@ import { PG_ADMIN, postgresUrl } from './postgres.js';
 
 const VISITS = 10_000_000;
 const DAYS = 90;
-const REQUESTS = 400;
-const WARM_UP = 200;
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 200);
 
 /** One day's visits split over the values of each dimension with a long-tailed (1/rank) weighting. */
 function split(total: number, values: string[]): [string, number][] {

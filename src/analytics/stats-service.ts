@@ -14,8 +14,6 @@ import { isZone } from './zones.js';
 export type StatsResult = Static<typeof Stats>;
 type TagStatsResult = Static<typeof TagStats>;
 
-/** Breakdowns of the answer, kept per UTC day (counts.ts). */
-const BREAKDOWNS = ['country', 'device', 'browser', 'os', 'referrer'] as const;
 const TOP_REFERRERS = API_LIMITS.stats.topReferrers;
 
 type Totals = Map<string, Map<string, number>>;
@@ -30,7 +28,7 @@ export class StatsService {
     const w = this.window(request);
     const link = await this.deps.links.access(principal, linkId, 'analytics:read');
     const [rows, visitors, gaps, refreshedAt] = await Promise.all([
-      this.deps.store.counts(link.id, w.fromDay, w.toDay, ['time', ...BREAKDOWNS]),
+      this.deps.store.counts(link.id, w.fromDay, w.toDay, { quarters: w.quarters, perDay: false }),
       this.visitors(link.id, w),
       this.gaps(link.id, link.createdAt, w),
       this.deps.store.refreshedAt(),
@@ -65,7 +63,7 @@ export class StatsService {
     const w = this.window(request);
     const link = await this.deps.links.access(principal, linkId, 'analytics:read');
     const [rows, visitors, gaps] = await Promise.all([
-      this.deps.store.counts(link.id, w.fromDay, w.toDay, ['time', ...BREAKDOWNS]),
+      this.deps.store.counts(link.id, w.fromDay, w.toDay, { quarters: w.quarters, perDay: true }),
       this.visitors(link.id, w),
       this.gaps(link.id, link.createdAt, w),
     ]);

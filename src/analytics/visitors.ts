@@ -68,12 +68,15 @@ export function merge(into: Sketch, from: Sketch): void {
   for (let i = 0; i < REGISTERS; i++) if (into[i]! < from[i]!) into[i] = from[i]!;
 }
 
+/** 2^-rank for every rank a register can hold. */
+const INVERSE = Float64Array.from({ length: 34 - INDEX_BITS }, (_, rank) => 2 ** -rank);
+
 /** The estimated number of distinct visitors. */
 export function estimate(sketch: Sketch): number {
   let sum = 0;
   let empty = 0;
   for (let i = 0; i < REGISTERS; i++) {
-    sum += 1 / 2 ** sketch[i]!;
+    sum += INVERSE[sketch[i]!]!;
     if (sketch[i] === 0) empty++;
   }
   if (empty === REGISTERS) return 0;
@@ -88,7 +91,7 @@ export function estimate(sketch: Sketch): number {
  */
 export function encode(sketch: Sketch): Uint8Array {
   const set = sketch.reduce((n, rank) => n + (rank > 0 ? 1 : 0), 0);
-  if (3 * set >= REGISTERS) return Uint8Array.from(sketch);
+  if (3 * set >= REGISTERS) return sketch.slice();
   const out = new Uint8Array(3 * set);
   let at = 0;
   for (let index = 0; index < REGISTERS; index++) {
@@ -100,7 +103,7 @@ export function encode(sketch: Sketch): Uint8Array {
 }
 
 export function decode(stored: Uint8Array): Sketch {
-  if (stored.length === REGISTERS) return Uint8Array.from(stored);
+  if (stored.length === REGISTERS) return new Uint8Array(stored);
   const sketch = emptySketch();
   for (let at = 0; at + 3 <= stored.length; at += 3) sketch[(stored[at]! << 8) | stored[at + 1]!] = stored[at + 2]!;
   return sketch;
