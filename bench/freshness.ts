@@ -8,7 +8,7 @@
  * for BENCH_SECONDS. Meanwhile a probe redirects each instance's link through it at random intervals,
  * so that its visits land anywhere in the flush cycle, and reads the links' JSON stats through another
  * instance (or the same) every 50 ms: the time from a redirect to the first read that counts it is one
- * lag. The goal (docs/adr/0053): 5 s at this load. Each instance's flushes of the run, and their mean
+ * lag. The goal (docs/adr/0042): 5 s at this load. Each instance's flushes of the run, and their mean
  * duration, come from its /metrics.
  */
 import crypto from 'node:crypto';

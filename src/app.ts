@@ -196,7 +196,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     links: links.service,
     now,
     onActivity: metrics?.recordingActivity,
-    randomBytes: options.randomBytes,
+    networkSecret,
   });
   const billing = await setUpBilling(app, { config, database, credits, idempotency, recording: analytics.recording, networkSecret, now });
   const services: Services = { links: links.service, billing: billing.service, render: links.render };

@@ -26,8 +26,8 @@ export interface AnalyticsDeps {
   links: LinkService;
   now: Clock;
   onActivity?: (activity: RecordingActivity) => void;
-  /** The day's salt of unique visitors (tests fix it). */
-  randomBytes?: (n: number) => Buffer;
+  /** The deployment's secret, from which each UTC day's salt of unique visitors is derived (visitors.ts). */
+  networkSecret: string;
 }
 
 /**
@@ -54,7 +54,7 @@ export function setUpAnalytics(app: FastifyInstance, deps: AnalyticsDeps) {
   app.addHook('onClose', async () => recorder.stop());
   const statsStore = new KyselyStatsStore(database, config.limits.freeVisitsPerMonth);
   const classifier = new VisitClassifier();
-  const codes = new VisitorCodes(deps.randomBytes);
+  const codes = new VisitorCodes(deps.networkSecret);
   const country = countryOf(settings.countryHeader);
   const countryHeader = settings.countryHeader;
   const visits: VisitSink = (headers, address, link, source, time) => {

@@ -1,6 +1,5 @@
 import { utcDay } from '../platform/time.js';
 import type { GapReason, Shortfall, Source, Visit } from './ports.js';
-import { register, type Registers } from './visitors.js';
 
 /**
  * The counting model, read top to bottom: every recorded visit adds one to a count per link, UTC day,
@@ -46,17 +45,16 @@ export function countRows(visits: Visit[]): [string, string, string, string, num
   });
 }
 
-/** Visitors' sketch registers to add, per link, day, source and class (`link\tday\tsource\tbot`). */
-export function visitorRegisters(visits: Visit[]): Map<string, Registers> {
-  const sketches = new Map<string, Registers>();
+/** Visitor codes to add to the sketches, per link, day, source and class (`link\tday\tsource\tbot`), sorted. */
+export function visitorCodes(visits: Visit[]): [string, number[]][] {
+  const codes = new Map<string, number[]>();
   for (const visit of visits) {
     const key = `${visit.link.id}\t${utcDay(visit.time)}\t${visit.source}\t${visit.agent.bot ? 1 : 0}`;
-    let sketch = sketches.get(key);
-    if (sketch === undefined) sketches.set(key, (sketch = new Map<number, number>()));
-    const [index, rank] = register(visit.visitor);
-    if ((sketch.get(index) ?? 0) < rank) sketch.set(index, rank);
+    const list = codes.get(key);
+    if (list === undefined) codes.set(key, [visit.visitor]);
+    else list.push(visit.visitor);
   }
-  return sketches;
+  return [...codes].sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
 /** What a batch asks of each UTC day: people's visits per account (ascending: the lock order), and bots. */

@@ -86,9 +86,15 @@ export interface CountRow {
   n: [number, number, number, number];
 }
 
+/** How a read wants the counts: `time` per UTC hour or quarter hour; the other dimensions per day or summed over the days. */
+export interface CountView {
+  quarters: boolean;
+  perDay: boolean;
+}
+
 export interface StatsStore {
-  /** The link's counts of the UTC days [fromDay, toDay], of the dimensions named. */
-  counts(linkId: string, fromDay: string, toDay: string, dimensions: readonly string[]): Promise<CountRow[]>;
+  /** The link's counts of the UTC days [fromDay, toDay]: `time` per day, the others per day or summed (day ''). */
+  counts(linkId: string, fromDay: string, toDay: string, view: CountView): Promise<CountRow[]>;
   /** Per link of the account whose tags hold `tag`: its `time` counts of [fromDay, toDay]. */
   tagCounts(accountId: string, tag: string, fromDay: string, toDay: string): Promise<{ links: TaggedLink[]; rows: (CountRow & { linkId: string })[] }>;
   /** Unique-visitor sketches of the link's UTC days [fromDay, toDay], by day, source and class. */

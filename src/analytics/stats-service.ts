@@ -8,14 +8,12 @@ import { toCsv, type CsvRow } from './csv.js';
 import type { CountRow, StatsStore } from './ports.js';
 import type { Stats, TagStats } from './stats-schemas.js';
 import { StatsWindow, type Day, type StatsRequest } from './stats-window.js';
-import { decode, estimate, merge, type Registers } from './visitors.js';
+import { decode, estimate, merge, type Sketch } from './visitors.js';
 import { isZone } from './zones.js';
 
 export type StatsResult = Static<typeof Stats>;
 type TagStatsResult = Static<typeof TagStats>;
 
-/** Breakdowns of the answer, kept per UTC day (counts.ts). */
-const BREAKDOWNS = ['country', 'device', 'browser', 'os', 'referrer'] as const;
 const TOP_REFERRERS = API_LIMITS.stats.topReferrers;
 
 type Totals = Map<string, Map<string, number>>;
@@ -30,7 +28,7 @@ export class StatsService {
     const w = this.window(request);
     const link = await this.deps.links.access(principal, linkId, 'analytics:read');
     const [rows, visitors, gaps, refreshedAt] = await Promise.all([
-      this.deps.store.counts(link.id, w.fromDay, w.toDay, ['time', ...BREAKDOWNS]),
+      this.deps.store.counts(link.id, w.fromDay, w.toDay, { quarters: w.quarters, perDay: false }),
       this.visitors(link.id, w),
       this.gaps(link.id, link.createdAt, w),
       this.deps.store.refreshedAt(),
@@ -65,7 +63,7 @@ export class StatsService {
     const w = this.window(request);
     const link = await this.deps.links.access(principal, linkId, 'analytics:read');
     const [rows, visitors, gaps] = await Promise.all([
-      this.deps.store.counts(link.id, w.fromDay, w.toDay, ['time', ...BREAKDOWNS]),
+      this.deps.store.counts(link.id, w.fromDay, w.toDay, { quarters: w.quarters, perDay: true }),
       this.visitors(link.id, w),
       this.gaps(link.id, link.createdAt, w),
     ]);
@@ -120,11 +118,12 @@ export class StatsService {
    * on the date of the same name; the sketches of the sources and classes asked for are merged.
    */
   private async visitors(linkId: string, w: StatsWindow): Promise<Map<string, number>> {
-    const sketches = new Map<string, Registers>();
+    const sketches = new Map<string, Sketch>();
     for (const row of await this.deps.store.visitors(linkId, w.fromDay, w.toDay)) {
       if (!w.columns.includes((row.source === 'q' ? 1 : 0) + (row.bot ? 2 : 0))) continue;
-      const into = sketches.get(row.day) ?? sketches.set(row.day, new Map()).get(row.day)!;
-      merge(into, decode(row.sketch));
+      const into = sketches.get(row.day);
+      if (into === undefined) sketches.set(row.day, decode(row.sketch));
+      else merge(into, decode(row.sketch));
     }
     return new Map([...sketches].map(([day, sketch]) => [day, estimate(sketch)]));
   }

@@ -26,6 +26,7 @@ const clocks = new Map<string, ZoneClock>();
 /** A clock per zone, kept: each remembers the offsets it looked up. Bounded by the zones that exist. */
 const clockOf = (zone: string) => clocks.get(zone) ?? clocks.set(zone, new ZoneClock(zone)).get(zone)!;
 
+const HOUR_MS = 3_600_000;
 const dateAdd = (date: string, days: number) => utcDay(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS);
 
 /**
@@ -38,6 +39,8 @@ export class StatsWindow {
   readonly dates: string[];
   readonly fromDay: string;
   readonly toDay: string;
+  /** Whether the zone's offset in the window is not a whole number of hours: its hours need the counts' quarter hours. */
+  readonly quarters: boolean;
   /** Indexes into CountRow.n: /s/, /q/, bots through /s/, bots through /q/, as the request narrows them. */
   readonly columns: number[];
 
@@ -51,6 +54,7 @@ export class StatsWindow {
     this.from = this.clock.startOf(this.dates[0]!);
     this.fromDay = utcDay(this.from);
     this.toDay = utcDay(to);
+    this.quarters = this.clock.offset(this.from) % HOUR_MS !== 0 || this.clock.offset(to) % HOUR_MS !== 0;
     this.columns = [0, 1, 2, 3].filter(
       (c) => (request.source === undefined || c % 2 === (request.source === 's' ? 0 : 1)) && (request.bots === 'include' || c < 2),
     );

@@ -5,8 +5,9 @@ import { utcDay } from '../platform/time.js';
 
 /**
  * Unique visitors per day, approximate and private (docs/adr/0067). A visitor is its network and user
- * agent, hashed with a salt that lives in this process's memory for one UTC day and is never stored;
- * only a 32-bit code of that hash is kept until the flush adds it to a HyperLogLog sketch.
+ * agent, hashed with the UTC day's salt; only a 32-bit code of that hash is kept until the flush adds
+ * it to a HyperLogLog sketch. The salt is HMAC-SHA256(deployment secret, day): every instance derives
+ * the same one, so their sketches of a day merge, and it is never stored.
  *
  * HyperLogLog by hand (Flajolet et al., 2007, with linear counting for small sets): about forty lines,
  * where the packages on npm hash with their own functions, keep sketches as JSON, or build native
@@ -21,13 +22,17 @@ export class VisitorCodes {
   private salt: Buffer = Buffer.alloc(0);
   private codes = new ResettingCache<number>(50_000);
 
-  constructor(private readonly randomBytes: (n: number) => Buffer = crypto.randomBytes) {}
+  /**
+   * `secret`: the deployment's `network_secret` (settings-store.ts), the same on every instance. Its
+   * other use hashes bare networks; the day's message starts with "visitors ", which no network does.
+   */
+  constructor(private readonly secret: string) {}
 
   code(address: string, userAgent: string, time: number): number {
     const day = utcDay(time);
     if (day !== this.day) {
       this.day = day;
-      this.salt = this.randomBytes(32);
+      this.salt = crypto.createHmac('sha256', this.secret).update(`visitors ${day}`).digest();
       this.codes = new ResettingCache<number>(50_000);
     }
     const key = `${networkOf(address)}\n${userAgent.slice(0, 512)}`;
@@ -40,59 +45,66 @@ export class VisitorCodes {
   }
 }
 
-/** A code's register (its first 12 bits) and rank (the position of the first 1 in the other 20). */
-export function register(code: number): [index: number, rank: number] {
-  return [code >>> (32 - INDEX_BITS), Math.min(Math.clz32(code << INDEX_BITS) + 1, 32 - INDEX_BITS + 1)];
-}
+/** A sketch: the highest rank seen in each of its registers, 0 where no code fell yet. */
+export type Sketch = Uint8Array;
+export const emptySketch = (): Sketch => new Uint8Array(REGISTERS);
 
-/** A sketch's registers, merged by taking the larger rank of each. */
-export type Registers = Map<number, number>;
-
-export function merge(into: Registers, from: Registers): boolean {
+/** Adds codes to a sketch; whether any register rose. A code's register is its first 12 bits, its rank the position of the first 1 in the other 20. */
+export function add(sketch: Sketch, codes: readonly number[]): boolean {
   let changed = false;
-  for (const [index, rank] of from) {
-    if ((into.get(index) ?? 0) < rank) {
-      into.set(index, rank);
+  for (const code of codes) {
+    const index = code >>> (32 - INDEX_BITS);
+    const rank = Math.min(Math.clz32(code << INDEX_BITS) + 1, 32 - INDEX_BITS + 1);
+    if (sketch[index]! < rank) {
+      sketch[index] = rank;
       changed = true;
     }
   }
   return changed;
 }
 
-/** Whether `sketch` holds every register of `registers` at least as high. */
-export function covers(sketch: Registers, registers: Registers): boolean {
-  for (const [index, rank] of registers) if ((sketch.get(index) ?? 0) < rank) return false;
-  return true;
+/** Merges `from` into `into`, register by register: the sketch of the union. */
+export function merge(into: Sketch, from: Sketch): void {
+  for (let i = 0; i < REGISTERS; i++) if (into[i]! < from[i]!) into[i] = from[i]!;
 }
 
+/** 2^-rank for every rank a register can hold. */
+const INVERSE = Float64Array.from({ length: 34 - INDEX_BITS }, (_, rank) => 2 ** -rank);
+
 /** The estimated number of distinct visitors. */
-export function estimate(sketch: Registers): number {
-  if (sketch.size === 0) return 0;
-  let sum = REGISTERS - sketch.size;
-  for (const rank of sketch.values()) sum += 2 ** -rank;
+export function estimate(sketch: Sketch): number {
+  let sum = 0;
+  let empty = 0;
+  for (let i = 0; i < REGISTERS; i++) {
+    sum += INVERSE[sketch[i]!]!;
+    if (sketch[i] === 0) empty++;
+  }
+  if (empty === REGISTERS) return 0;
   const raw = ((0.7213 / (1 + 1.079 / REGISTERS)) * REGISTERS * REGISTERS) / sum;
-  const empty = REGISTERS - sketch.size;
   // Small sets: linear counting from the empty registers is the better estimate.
   return Math.round(raw <= 2.5 * REGISTERS && empty > 0 ? REGISTERS * Math.log(REGISTERS / empty) : raw);
 }
 
-/** Stored form: three bytes per register set (12 bits of index, then the rank), in index order. */
-export function encode(sketch: Registers): Buffer {
-  const out = Buffer.alloc(3 * sketch.size);
+/**
+ * Stored form: while that is shorter, three bytes per register set (12 bits of index, then the rank),
+ * in index order; else the 4,096 ranks. A day's sketch of a link with few visitors is a few bytes.
+ */
+export function encode(sketch: Sketch): Uint8Array {
+  const set = sketch.reduce((n, rank) => n + (rank > 0 ? 1 : 0), 0);
+  if (3 * set >= REGISTERS) return sketch.slice();
+  const out = new Uint8Array(3 * set);
   let at = 0;
-  for (const index of [...sketch.keys()].sort((a, b) => a - b)) {
-    out.writeUIntBE(index * 256 + sketch.get(index)!, at, 3);
+  for (let index = 0; index < REGISTERS; index++) {
+    if (sketch[index] === 0) continue;
+    out.set([index >> 8, index & 255, sketch[index]!], at);
     at += 3;
   }
   return out;
 }
 
-export function decode(stored: Uint8Array): Registers {
-  const sketch: Registers = new Map();
-  const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
-  for (let at = 0; at + 3 <= bytes.length; at += 3) {
-    const value = bytes.readUIntBE(at, 3);
-    sketch.set(Math.floor(value / 256), value % 256);
-  }
+export function decode(stored: Uint8Array): Sketch {
+  if (stored.length === REGISTERS) return new Uint8Array(stored);
+  const sketch = emptySketch();
+  for (let at = 0; at + 3 <= stored.length; at += 3) sketch[(stored[at]! << 8) | stored[at + 1]!] = stored[at + 2]!;
   return sketch;
 }

@@ -15,29 +15,6 @@ export function isZone(name: string): boolean {
   }
 }
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-/** The zone's offset from UTC at `time`, in milliseconds (east positive). */
-export function offsetAt(zone: string, time: number): number {
-  let format = formats.get(zone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-    });
-    formats.set(zone, format);
-  }
-  const parts = format.formatToParts(time);
-  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
-  const local = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'));
-  return local - (time - (time % 60_000));
-}
-
 /**
  * Local dates and hours of a zone over a span of time. Every zone's offset is a whole number of
  * quarter hours, and counts are kept per UTC quarter hour (counts.ts): each quarter falls wholly in
@@ -45,8 +22,11 @@ export function offsetAt(zone: string, time: number): number {
  */
 export class ZoneClock {
   private readonly offsets = new Map<number, number>();
+  private readonly format: Intl.DateTimeFormat;
 
-  constructor(readonly zone: string) {}
+  constructor(zone: string) {
+    this.format = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
+  }
 
   /** `YYYY-MM-DD` and the hour (0 to 23) of `time` on the zone's clock. */
   local(time: number): { date: string; hour: number } {
@@ -63,10 +43,16 @@ export class ZoneClock {
     return this.local(guess).date === date ? guess : guess + (this.offset(guess + DAY_MS / 24) - this.offset(guess));
   }
 
-  private offset(time: number): number {
+  /** The zone's offset from UTC at `time` (east positive), in milliseconds: from its name, `GMT+05:30` (`GMT` or `GMT+00:00` at 0). */
+  offset(time: number): number {
     const hour = Math.floor(time / 3_600_000);
     let offset = this.offsets.get(hour);
-    if (offset === undefined) this.offsets.set(hour, (offset = offsetAt(this.zone, time)));
+    if (offset === undefined) {
+      const name = this.format.formatToParts(time).find((part) => part.type === 'timeZoneName')!.value;
+      const [, sign, hours, minutes] = /^GMT(?:([+-])(\d\d):(\d\d))?$/.exec(name) ?? [];
+      offset = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes)) * 60_000;
+      this.offsets.set(hour, offset);
+    }
     return offset;
   }
 }

@@ -40,7 +40,7 @@ eachDatabase('refreshedAt of stats', (kind) => {
   });
 });
 
-/** What must be true of a visit within this long of its redirect, at ordinary load (docs/adr/0053). */
+/** What must be true of a visit within this long of its redirect, at ordinary load (docs/adr/0042). */
 const FRESH_MS = 2000;
 
 /** A server process with the default flush interval, so time is real and so are its timers. */

@@ -2,9 +2,9 @@ import { type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { ResettingCache } from '../../platform/resetting-cache.js';
 import { addCounts, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
-import { choose, countRows, demand, TRIAL_GROUP, visitorRegisters, type DayDemand, type DayGrant } from '../counts.js';
+import { choose, countRows, demand, TRIAL_GROUP, visitorCodes, type DayDemand, type DayGrant } from '../counts.js';
 import type { FlushBatch, GapReason, RecordingLimits, RecordingStore, Visit } from '../ports.js';
-import { covers, decode, encode, merge, type Registers } from '../visitors.js';
+import { add, decode, emptySketch, encode } from '../visitors.js';
 import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
 import { ensureMonths, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
@@ -18,8 +18,8 @@ const COUNTERS = ['s', 'q', 's_bot', 'q_bot'];
 export class KyselyRecordingStore implements RecordingStore {
   private readonly db: Kysely<AnalyticsDB>;
   private readonly dialect: Dialect;
-  /** Visitor sketches as this instance last stored or read them (`link\tday\tsource\tbot`); forgotten when full. */
-  private readonly knownVisitors = new ResettingCache<Registers>(100_000);
+  /** Visitor sketches as this instance last stored or read them (`link\tday\tsource\tbot`), encoded; forgotten when full. */
+  private readonly knownVisitors = new ResettingCache<Uint8Array>(20_000);
 
   constructor(database: Database) {
     this.db = analyticsDb(database.db);
@@ -98,15 +98,15 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * Merges the flush's visitor registers into the stored sketches; their day rows are locked, so no one
-   * else writes them meanwhile. A sketch whose registers this instance knows to be stored already (most
-   * visits of a returning visitor) is neither read nor written. Returns the sketches as stored now.
+   * Adds the flush's visitor codes to the stored sketches; their day rows are locked, so no one else
+   * writes them meanwhile. A sketch this instance knows to be stored already with every code's rank
+   * (most visits of a returning visitor) is neither read nor written. Returns the sketches as stored now.
    */
-  private async addVisitors(tx: Tx, recorded: Visit[]): Promise<Map<string, Registers>> {
-    const written = new Map<string, Registers>();
-    for (const [key, registers] of [...visitorRegisters(recorded)].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  private async addVisitors(tx: Tx, recorded: Visit[]): Promise<Map<string, Uint8Array>> {
+    const written = new Map<string, Uint8Array>();
+    for (const [key, codes] of visitorCodes(recorded)) {
       const known = this.knownVisitors.get(key);
-      if (known !== undefined && covers(known, registers)) continue;
+      if (known !== undefined && !add(decode(known), codes)) continue;
       const [linkId, day, source, bot] = key.split('\t') as [string, string, string, string];
       const cell = { link_id: linkId, day, source, bot: Number(bot) };
       const stored = await tx
@@ -117,14 +117,15 @@ export class KyselyRecordingStore implements RecordingStore {
         .where('source', '=', source)
         .where('bot', '=', cell.bot)
         .executeTakeFirst();
-      const sketch = stored ? decode(stored.sketch) : new Map<number, number>();
-      if (merge(sketch, registers) || !stored)
+      const sketch = stored ? decode(stored.sketch) : emptySketch();
+      const bytes = add(sketch, codes) || !stored ? encode(sketch) : stored.sketch;
+      if (bytes !== stored?.sketch)
         await tx
           .insertInto('visit_visitors')
-          .values({ ...cell, sketch: encode(sketch) })
-          .onConflict((oc) => oc.columns(['link_id', 'day', 'source', 'bot']).doUpdateSet({ sketch: encode(sketch) }))
+          .values({ ...cell, sketch: bytes })
+          .onConflict((oc) => oc.columns(['link_id', 'day', 'source', 'bot']).doUpdateSet({ sketch: bytes }))
           .execute();
-      written.set(key, sketch);
+      written.set(key, bytes);
     }
     return written;
   }

@@ -73,7 +73,7 @@ export async function ensureMonths(db: Kysely<AnalyticsDB>, dialect: Dialect, mo
 /**
  * Up to `n` visits for each account of `wants` (ascending): its month row made if missing, then one
  * statement takes them from the free visits of the month, then accounts short of them take from their
- * packs, oldest first (ADR 0050). PostgreSQL locks the month rows in ascending order first: flushes of
+ * packs, oldest first (ADR 0049). PostgreSQL locks the month rows in ascending order first: flushes of
  * two days of one month cannot deadlock.
  */
 export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wants: [string, number][], free: number): Promise<Map<string, number>> {

@@ -20,7 +20,7 @@ const COLUMNS: Column[] = [
 /**
  * Writes a flush's refusals as gaps, each extending its link's latest gap of the same reason if that
  * ended within GAP_MERGE_MS: set-based, since past the daily ceiling every busy link is refused at every
- * flush (ADR 0050). Gaps of every link (null) are never extended: SQL's null equals nothing.
+ * flush (ADR 0049). Gaps of every link (null) are never extended: SQL's null equals nothing.
  */
 export async function addGaps(tx: Transaction<AnalyticsDB>, dialect: Dialect, shortfalls: Shortfall[]): Promise<void> {
   // One entry per link and reason: a batch that spans midnight can refuse a link on both days.
