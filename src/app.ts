@@ -38,7 +38,7 @@ import { createRateLimiter } from './limits/redis-rate-limiter.js';
 import { billingRoutes } from './billing/billing-routes.js';
 import { linkRoutes } from './links/link-routes.js';
 import { linkToolRoutes } from './links/link-tool-routes.js';
-import { qrRoutes } from './qr/qr-routes.js';
+import { setUpQr } from './qr/qr-setup.js';
 import { redirectRoutes } from './links/redirect-routes.js';
 import { trialRoutes } from './links/trial-routes.js';
 import type { Services } from './platform/http/services.js';
@@ -200,6 +200,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   const billing = await setUpBilling(app, { config, database, credits, idempotency, recording: analytics.recording, networkSecret, now });
   const services: Services = { links: links.service, billing: billing.service, render: links.render };
+  const qr = setUpQr(app, { database, links: links.service, render: links.render, now });
 
   await installOpenApi(app);
   // One database ping a second for load shedding and readiness; the first result is in before listening.
@@ -248,7 +249,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       installCsrfCheck(api, config.publicUrl);
       await api.register(linkRoutes, { services });
       await api.register(linkToolRoutes, { services });
-      await api.register(qrRoutes, { services });
+      await qr.routes(api);
       await api.register(trialRoutes, { services });
       await api.register(billingRoutes, { services });
       await analytics.routes(api);

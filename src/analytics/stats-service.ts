@@ -98,7 +98,7 @@ export class StatsService {
   /** A link's daily totals (UTC, bots included) of its last `days` days, for the operator console: no principal. */
   async recentDays(linkId: string, days: number): Promise<Array<{ day: string; visits: number }>> {
     const w = this.window({ days, bots: 'include' });
-    const rows = await this.deps.store.counts(linkId, w.fromDay, w.toDay, ['time']);
+    const rows = await this.deps.store.counts(linkId, w.fromDay, w.toDay, { quarters: w.quarters, perDay: false });
     return w.daily(rows).map((day) => ({ day: day.date, visits: day.total }));
   }
 

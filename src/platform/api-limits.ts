@@ -30,7 +30,19 @@ export const API_LIMITS = freezeSections({
     exportMax: 100_000,
   },
   stats: { minDays: 1, maxDays: 90, defaultDays: 30, topReferrers: 50 },
-  qr: { minSize: 256, maxSize: 2048, defaultSize: 768, logoMaxLength: 700_000, logoMaxSide: 512, minContrast: 4.5 },
+  qr: {
+    minSize: 256,
+    maxSize: 2048,
+    defaultSize: 768,
+    logoMaxLength: 700_000,
+    logoMaxSide: 512,
+    minContrast: 4.5,
+    /** Not in API.md: the saved design's call to action, and its print size in centimetres. */
+    callToActionMaxLength: 40,
+    printMinCm: 2,
+    printMaxCm: 50,
+    defaultPrintCm: 5,
+  },
   /** Not in API.md: the largest request body the service reads. */
   requests: { maxBodyBytes: 1_048_576 },
 } as const);

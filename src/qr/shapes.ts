@@ -24,11 +24,21 @@ export function roundedRect(x: number, y: number, w: number, h: number, r: numbe
   );
 }
 
+/**
+ * The same outline drawn the other way round (counter-clockwise). A hole drawn this way is a hole under
+ * the non-zero rule as well as the even-odd one, which is the only rule PDF's plain fill knows.
+ */
+export function roundedHole(x: number, y: number, w: number, h: number, r: number): string {
+  if (r === 0) return `M${num(x)} ${num(y)}v${num(h)}h${num(w)}v${num(-h)}z`;
+  const arc = (dx: number, dy: number) => `a${num(r)} ${num(r)} 0 0 0 ${num(dx)} ${num(dy)}`;
+  return `M${num(x + r)} ${num(y)}${arc(-r, r)}v${num(h - 2 * r)}${arc(r, r)}h${num(w - 2 * r)}` + `${arc(r, -r)}v${num(2 * r - h)}${arc(-r, -r)}z`;
+}
+
 /** A 7×7 finder pattern: ring of one module around a 3×3 eye; `rounded` softens both. */
 export function finder(row: number, col: number, style: CornerStyle): string {
   const [x, y] = [col, row];
   const [outer, hole, eye] = style === 'rounded' ? [2, 1.5, 1] : [0, 0, 0];
-  return roundedRect(x, y, 7, 7, outer) + roundedRect(x + 1, y + 1, 5, 5, hole) + roundedRect(x + 2, y + 2, 3, 3, eye);
+  return roundedRect(x, y, 7, 7, outer) + roundedHole(x + 1, y + 1, 5, 5, hole) + roundedRect(x + 2, y + 2, 3, 3, eye);
 }
 
 type Dark = (row: number, col: number) => boolean;

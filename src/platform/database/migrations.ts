@@ -11,6 +11,7 @@ import * as linkChangeNotices from './migrations/0018-link-change-notices.js';
 import * as visitCounts from './migrations/0020-visit-counts.js';
 import * as trustAndSafety from './migrations/0050-trust-and-safety.js';
 import * as twoFactor from './migrations/0051-two-factor.js';
+import * as qrDesigns from './migrations/0060-qr-designs.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0020_visit_counts': visitCounts,
   '0050_trust_and_safety': trustAndSafety,
   '0051_two_factor': twoFactor,
+  '0060_qr_designs': qrDesigns,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -196,6 +196,13 @@ export interface RecoveryCodeTable {
   used_at: number | null;
 }
 
+/** A link's saved QR design, as JSON (src/qr/design-store.ts). */
+export interface QrDesignTable {
+  link_id: string;
+  design: string;
+  updated_at: number;
+}
+
 export interface SettingTable {
   name: string;
   value: string;
@@ -220,6 +227,7 @@ export interface DB {
   reports: ReportTable;
   audit_log: AuditLogTable;
   recovery_codes: RecoveryCodeTable;
+  qr_designs: QrDesignTable;
 }
 
 export type Account = Selectable<AccountTable>;

@@ -1,0 +1,72 @@
+import { AppError } from '../platform/errors.js';
+import type { Clock } from '../platform/time.js';
+import type { Principal } from '../platform/auth/principal.js';
+import type { LinkRecord } from '../links/ports.js';
+import type { LinkResponse } from '../links/link-schemas.js';
+import type { LinkService } from '../links/link-service.js';
+import type { QrDesignAnswerType, QrDesignInput } from './design-schemas.js';
+import type { QrDesignStore } from './design-store.js';
+import type { QrFrame } from './frame.js';
+import type { RenderPool } from './render-pool.js';
+import type { QrOptions } from './render-qr.js';
+
+export interface QrServiceDeps {
+  links: Pick<LinkService, 'access'>;
+  designs: QrDesignStore;
+  pool: RenderPool;
+  render: (link: LinkRecord) => LinkResponse;
+  now: Clock;
+}
+
+/** The short URL as printed under a code: without its scheme, which nobody types. */
+export function printedUrl(shortUrl: string): string {
+  return shortUrl.replace(/^https?:\/\//, '');
+}
+
+/** The export options and the frame of a saved design, for the link whose short URL is given. */
+export function designParts(design: QrDesignInput, shortUrl: string): { options: QrOptions; frame: QrFrame } {
+  const { callToAction, printShortUrl, printSizeCm: _printSize, ...options } = design;
+  return { options, frame: { ...(callToAction ? { callToAction } : {}), ...(printShortUrl ? { caption: printedUrl(shortUrl) } : {}) } };
+}
+
+/**
+ * QR exports and saved designs. The rule (docs/adr/0095): an export request with a body draws that
+ * body, its omitted fields at their defaults, as API.md says; one without a body draws the link's
+ * saved design, frame and printed short URL included, or the defaults when none is saved.
+ */
+export class QrService {
+  constructor(private readonly deps: QrServiceDeps) {}
+
+  async export(principal: Principal, id: string, body: QrOptions | undefined): Promise<string> {
+    const link = await this.activeLink(principal, id, 'qr:read');
+    const { qrUrl, shortUrl } = this.deps.render(link);
+    if (body !== undefined) return this.deps.pool.render(qrUrl, body);
+    const saved = await this.deps.designs.get(link.id);
+    if (!saved) return this.deps.pool.render(qrUrl, {});
+    const { options, frame } = designParts(saved.design, shortUrl);
+    return this.deps.pool.render(qrUrl, options, frame);
+  }
+
+  async design(principal: Principal, id: string): Promise<QrDesignAnswerType> {
+    const link = await this.deps.links.access(principal, id, 'qr:read');
+    const saved = await this.deps.designs.get(link.id);
+    return saved ? { design: saved.design, saved: true, updatedAt: saved.updatedAt } : { design: {}, saved: false };
+  }
+
+  /** Saves a design after drawing it once: a design that cannot be exported is refused, not kept. */
+  async save(principal: Principal, id: string, design: QrDesignInput): Promise<QrDesignAnswerType> {
+    const link = await this.activeLink(principal, id, 'links:write');
+    const { qrUrl, shortUrl } = this.deps.render(link);
+    const { options, frame } = designParts(design, shortUrl);
+    await this.deps.pool.render(qrUrl, options, frame);
+    const now = this.deps.now();
+    await this.deps.designs.put(link.id, design, now);
+    return { design, saved: true, updatedAt: now };
+  }
+
+  private async activeLink(principal: Principal, id: string, scope: 'qr:read' | 'links:write'): Promise<LinkRecord> {
+    const link = await this.deps.links.access(principal, id, scope);
+    if (link.status !== 'active') throw new AppError('request_conflict');
+    return link;
+  }
+}

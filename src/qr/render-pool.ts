@@ -1,0 +1,100 @@
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { AppError, type ErrorCode } from '../platform/errors.js';
+import type { QrFrame } from './frame.js';
+import type { QrOptions } from './render-qr.js';
+
+export interface RenderJob {
+  id: number;
+  text: string;
+  options: QrOptions;
+  frame: QrFrame;
+}
+export type RenderResult = { id: number; svg: string } | { id: number; refused: ErrorCode } | { id: number; failed: string };
+
+interface Pending {
+  job: RenderJob;
+  resolve: (svg: string) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Built, the worker is a .js file beside this one. Under tsx (tests, benches) it is a .ts file, and a
+ * worker thread does not inherit tsx's loader: it registers it before importing the worker.
+ */
+function newWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./render-worker.js', import.meta.url));
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const file = new URL('./render-worker.ts', import.meta.url).href;
+  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(file)}); });`, { eval: true });
+}
+
+/**
+ * A few worker threads that draw QR exports. A 2048-pixel export with a 700 000-character logo takes
+ * tens of milliseconds of CPU (checking the logo's bytes, building the path); on the main thread eight
+ * of them in parallel hold every redirect behind them. Here the main thread only passes strings, so
+ * redirects keep their latency (bench/qr-load.ts). Workers start on the first export and stay.
+ */
+export class RenderPool {
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Pending>();
+  private readonly queue: Pending[] = [];
+  private started = 0;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly size = Math.max(1, Math.min(2, os.availableParallelism() - 1))) {}
+
+  render(text: string, options: QrOptions, frame: QrFrame = {}): Promise<string> {
+    if (this.closed) return Promise.reject(new AppError('links_unavailable', 1));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job: { id: this.nextId++, text, options, frame }, resolve, reject });
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const pending of this.queue.splice(0)) pending.reject(new AppError('links_unavailable', 1));
+    await Promise.all([...this.idle, ...this.busy.keys()].map((worker) => worker.terminate()));
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      const worker = this.idle.pop() ?? (this.started < this.size ? this.spawn() : undefined);
+      if (!worker) return;
+      const pending = this.queue.shift()!;
+      this.busy.set(worker, pending);
+      worker.postMessage(pending.job);
+    }
+  }
+
+  private spawn(): Worker {
+    this.started++;
+    const worker = newWorker();
+    worker.on('message', (result: RenderResult) => this.settle(worker, result));
+    worker.on('error', (error) => this.lose(worker, error));
+    return worker;
+  }
+
+  private settle(worker: Worker, result: RenderResult): void {
+    const pending = this.busy.get(worker);
+    this.busy.delete(worker);
+    this.idle.push(worker);
+    if (pending) {
+      if ('svg' in result) pending.resolve(result.svg);
+      else if ('refused' in result) pending.reject(new AppError(result.refused));
+      else pending.reject(new Error(`QR render failed: ${result.failed}`));
+    }
+    this.pump();
+  }
+
+  /** A worker that died takes its job with it; the next export starts a new one. */
+  private lose(worker: Worker, error: Error): void {
+    const pending = this.busy.get(worker);
+    this.busy.delete(worker);
+    this.started--;
+    pending?.reject(error);
+    if (!this.closed) this.pump();
+  }
+}
