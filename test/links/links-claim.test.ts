@@ -92,7 +92,7 @@ eachDatabase('keeping trial links in an account (POST /links/{id}/claim)', (kind
     assert.equal(paid.status, 200, paid.text);
     const again = await h.request('POST', `/links/${third.id}/claim`, { key, body: { trialToken: third.trialToken, maxCredits: 10 } });
     assert.equal(again.status, 200);
-    const usage = await h.request('GET', '/usage', { key });
+    const usage = await h.request('GET', '/account/usage', { key });
     assert.equal(usage.body.purchasedBalance, 15);
   });
 
