@@ -188,12 +188,18 @@ export class LinkService {
     return this.deps.links.all(key.accountId, API_LIMITS.links.exportMax);
   }
 
-  /** The account's tags, each once (case aside), in alphabetical order, with how many links carry each. */
+  /**
+   * The account's tags, each once (case aside), in alphabetical order. Of a tag's spellings the first in
+   * code-unit order is shown ("Poster" before "poster"), so the answer never depends on row order.
+   */
   async tags(principal: Principal): Promise<{ tag: string }[]> {
     const key = requireAccount(principal, 'links:read');
     const seen = new Map<string, string>();
     for (const text of await this.deps.links.tagTexts(key.accountId))
-      for (const tag of splitTags(text)) if (!seen.has(tag.toLowerCase())) seen.set(tag.toLowerCase(), tag);
+      for (const tag of splitTags(text)) {
+        const shown = seen.get(tag.toLowerCase());
+        if (shown === undefined || tag < shown) seen.set(tag.toLowerCase(), tag);
+      }
     return [...seen.values()].sort((a, b) => a.localeCompare(b)).map((tag) => ({ tag }));
   }
 
