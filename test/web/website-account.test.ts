@@ -41,16 +41,18 @@ eachDatabase('a person on the website: sign-up to API keys', (kind) => {
     await page.waitForURL('**/app/signup');
   });
 
-  test('signing up sends a verification mail, and its link signs the person in on the API keys page', { skip: browserSkip }, async () => {
+  test('signing up sends a verification mail, and its link signs the person in on their links', { skip: browserSkip }, async () => {
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Check your email' }).waitFor();
     const link = await linkFromMail(world.mailDir, EMAIL, '/app/verify');
     await page.goto(link);
-    await page.waitForURL('**/app/keys');
+    await page.waitForURL('**/app/links');
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     assert.equal((await fetchInPage(page, '/api/v1/auth/session')).body.account.email, EMAIL);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: 'Create key' }).waitFor();
   });
 
   test('a key made on the keys page is shown once and works against the API within its scopes', { skip: browserSkip }, async () => {

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import type { Credits, KeySummary, Pack, SiteInfo, Usage } from '../api/types.js';
 import { Busy, ErrorMessage } from '../ui/form.js';
@@ -21,6 +22,8 @@ const loadAll = async () => {
 export default function BillingPage() {
   const all = useResource(loadAll);
   const data = all.data;
+  // Each refund ends the "Capacity pack bought" notice: it no longer describes what is on the page.
+  const [refunds, setRefunds] = useState(0);
   return (
     <section>
       <h1 tabIndex={-1}>Usage and billing</h1>
@@ -31,8 +34,14 @@ export default function BillingPage() {
           <ThisMonth usage={data.usage} credits={data.credits} />
           <section aria-labelledby="packs-heading">
             <h2 id="packs-heading">Capacity packs</h2>
-            <BuyPack usage={data.usage} onBought={all.reload} />
-            <Packs packs={data.packs} onRefunded={all.reload} />
+            <BuyPack usage={data.usage} onBought={all.reload} refunds={refunds} />
+            <Packs
+              packs={data.packs}
+              onRefunded={async () => {
+                setRefunds((n) => n + 1);
+                await all.reload();
+              }}
+            />
           </section>
           <section aria-labelledby="budgets-heading">
             <h2 id="budgets-heading">Key budgets</h2>

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, newIdempotencyKey } from '../../api/client.js';
 import type { Usage } from '../../api/types.js';
 import { ConfirmDialog } from '../../ui/dialog.js';
@@ -20,11 +20,12 @@ const mayRetry = (error: unknown): boolean =>
  * Buying a pack: one Idempotency-Key per confirmed purchase, kept for a retry of the same purchase,
  * so double clicks and retries after a lost answer never buy twice.
  */
-export function BuyPack({ usage, onBought }: { usage: Usage; onBought: () => Promise<void> }) {
+export function BuyPack({ usage, onBought, refunds = 0 }: { usage: Usage; onBought: () => Promise<void>; refunds?: number }) {
   const { capacityPackCredits: price, capacityPackVisits: visits } = usage.pricing;
   const [confirming, setConfirming] = useState(false);
   const [bought, setBought] = useState(false);
   const purchaseKey = useRef<string | undefined>(undefined);
+  useEffect(() => setBought(false), [refunds]);
   const buy = useAction(async () => {
     purchaseKey.current ??= newIdempotencyKey();
     try {

@@ -31,7 +31,9 @@ export function KeepTrials({ onKept }: { onKept: () => void }) {
         done++;
       } catch (error) {
         if (error instanceof ApiError && error.code === 'link_allowance_required') left.push(trial);
-        else if (error instanceof ApiError && (error.status === 404 || error.status === 410)) forgetTrial(trial.id);
+        // Gone or another account's: nothing to keep. An expired one stays listed on the home page until its grace day ends.
+        else if (error instanceof ApiError && error.status === 404) forgetTrial(trial.id);
+        else if (error instanceof ApiError && error.status === 410) continue;
         else {
           if (done > 0) onKept();
           setKept((k) => k + done);

@@ -42,6 +42,8 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
     const serialized = JSON.stringify(body);
     if (attempt.current?.body !== serialized) attempt.current = { body: serialized, key: newIdempotencyKey() };
     setTaken(undefined);
+    // A taken alias is said at the field before anything is sent (and again if it is taken meanwhile).
+    if (body.alias && maxCredits === 0 && (await aliasTaken(body.alias, setTaken))) return;
     try {
       const link = await api<Link>('POST', '/links', body, { idempotencyKey: attempt.current.key });
       attempt.current = undefined;
