@@ -1,7 +1,7 @@
 import { type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { ResettingCache } from '../../platform/resetting-cache.js';
-import { addCounts, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
+import { addCounts, letOthersRun, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
 import { choose, countRows, demand, TRIAL_GROUP, visitorCodes, type DayDemand, type DayGrant } from '../counts.js';
 import type { FlushBatch, GapReason, RecordingLimits, RecordingStore, Visit } from '../ports.js';
 import { addStored } from '../visitors.js';
@@ -102,9 +102,11 @@ export class KyselyRecordingStore implements RecordingStore {
    */
   private async addVisitors(tx: Tx, recorded: Visit[]): Promise<Map<string, Uint8Array>> {
     const written = new Map<string, Uint8Array>();
+    let statements = 0;
     for (const [key, codes] of visitorCodes(recorded)) {
       const known = this.knownVisitors.get(key);
       if (known !== undefined && addStored(known, codes) === undefined) continue;
+      if (++statements % 250 === 0) await letOthersRun(this.dialect);
       const [linkId, day, source, bot] = key.split('\t') as [string, string, string, string];
       const cell = { link_id: linkId, day, source, bot: Number(bot) };
       const stored = await tx
