@@ -16,7 +16,6 @@ import { buildApp } from '../src/app.js';
 import { commands } from '../src/cli/commands.js';
 import { loadConfig } from '../src/platform/config.js';
 import { DAY_MS, utcDay } from '../src/platform/time.js';
-import { analyticsDb } from '../src/analytics/store/analytics-schema.js';
 import { quarterOf } from '../src/analytics/counts.js';
 import { encode, REGISTERS } from '../src/analytics/visitors.js';
 import { addCounts } from '../src/platform/database/additive.js';
@@ -76,7 +75,7 @@ async function seed(database: Database, linkId: string, now: number): Promise<vo
     }
   }
   for (let i = 0; i < sketches.length; i += 50)
-    await analyticsDb(database.db)
+    await database.db
       .insertInto('visit_visitors')
       .values(sketches.slice(i, i + 50))
       .execute();
@@ -84,7 +83,7 @@ async function seed(database: Database, linkId: string, now: number): Promise<vo
   await addCounts(database.db, database.dialect, 'visit_counts', ['link_id', 'day', 'dimension', 'value'], ['s', 'q', 's_bot', 'q_bot'], rows);
   await database.db.updateTable('links').set({ visits: VISITS }).where('id', '=', linkId).execute();
   const gap = (from: number) => ({ id: crypto.randomUUID(), link_id: linkId, reason: 'daily_ceiling_reached', from_ms: from, to_ms: from + 3_600_000 });
-  await analyticsDb(database.db)
+  await database.db
     .insertInto('visit_gaps')
     .values([gap(now - 10 * DAY_MS), gap(now - 40 * DAY_MS)])
     .execute();

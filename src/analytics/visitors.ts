@@ -49,14 +49,16 @@ export class VisitorCodes {
 export type Sketch = Uint8Array;
 export const emptySketch = (): Sketch => new Uint8Array(REGISTERS);
 
-/** Adds codes to a sketch; whether any register rose. A code's register is its first 12 bits, its rank the position of the first 1 in the other 20. */
+/** A code's register (its first 12 bits) and rank (the position of the first 1 in the other 20). */
+const indexOf = (code: number) => code >>> (32 - INDEX_BITS);
+const rankOf = (code: number) => Math.min(Math.clz32(code << INDEX_BITS) + 1, 32 - INDEX_BITS + 1);
+
+/** Adds codes to a sketch; whether any register rose. */
 export function add(sketch: Sketch, codes: readonly number[]): boolean {
   let changed = false;
   for (const code of codes) {
-    const index = code >>> (32 - INDEX_BITS);
-    const rank = Math.min(Math.clz32(code << INDEX_BITS) + 1, 32 - INDEX_BITS + 1);
-    if (sketch[index]! < rank) {
-      sketch[index] = rank;
+    if (sketch[indexOf(code)]! < rankOf(code)) {
+      sketch[indexOf(code)] = rankOf(code);
       changed = true;
     }
   }
@@ -85,22 +87,57 @@ export function estimate(sketch: Sketch): number {
   return Math.round(raw <= 2.5 * REGISTERS && empty > 0 ? REGISTERS * Math.log(REGISTERS / empty) : raw);
 }
 
-/**
- * Stored form: while that is shorter, three bytes per register set (12 bits of index, then the rank),
- * in index order; else the 4,096 ranks. A day's sketch of a link with few visitors is a few bytes.
+/*
+ * Stored form: while that is shorter, three bytes per register set (12 bits of index, then the rank)
+ * in index order, else the 4,096 ranks. A day's sketch of a link with few visitors is a few bytes, and
+ * a flush works on the stored bytes, at a cost that follows the registers set, not 4,096.
  */
-export function encode(sketch: Sketch): Uint8Array {
-  const set = sketch.reduce((n, rank) => n + (rank > 0 ? 1 : 0), 0);
-  if (3 * set >= REGISTERS) return sketch.slice();
-  const out = new Uint8Array(3 * set);
+
+/** The rank of register `index` in a stored sketch. */
+function storedRank(stored: Uint8Array, index: number): number {
+  if (stored.length === REGISTERS) return stored[index]!;
+  let [low, high] = [0, stored.length / 3 - 1];
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const at = (stored[3 * middle]! << 8) | stored[3 * middle + 1]!;
+    if (at === index) return stored[3 * middle + 2]!;
+    if (at < index) low = middle + 1;
+    else high = middle - 1;
+  }
+  return 0;
+}
+
+/** A stored sketch with the codes added, or undefined when they raise no register. */
+export function addStored(stored: Uint8Array, codes: readonly number[]): Uint8Array | undefined {
+  const rising = codes.filter((code) => storedRank(stored, indexOf(code)) < rankOf(code));
+  if (rising.length === 0) return undefined;
+  if (stored.length === REGISTERS) {
+    const sketch = new Uint8Array(stored);
+    add(sketch, rising);
+    return sketch;
+  }
+  const registers = new Map<number, number>();
+  for (let at = 0; at < stored.length; at += 3) registers.set((stored[at]! << 8) | stored[at + 1]!, stored[at + 2]!);
+  for (const code of rising) registers.set(indexOf(code), Math.max(registers.get(indexOf(code)) ?? 0, rankOf(code)));
+  return encodeRegisters(registers);
+}
+
+function encodeRegisters(registers: Map<number, number>): Uint8Array {
+  if (3 * registers.size >= REGISTERS) {
+    const sketch = emptySketch();
+    for (const [index, rank] of registers) sketch[index] = rank;
+    return sketch;
+  }
+  const out = new Uint8Array(3 * registers.size);
   let at = 0;
-  for (let index = 0; index < REGISTERS; index++) {
-    if (sketch[index] === 0) continue;
-    out.set([index >> 8, index & 255, sketch[index]!], at);
+  for (const index of [...registers.keys()].sort((a, b) => a - b)) {
+    out.set([index >> 8, index & 255, registers.get(index)!], at);
     at += 3;
   }
   return out;
 }
+
+export const encode = (sketch: Sketch): Uint8Array => encodeRegisters(new Map([...sketch.entries()].filter(([, rank]) => rank > 0)));
 
 export function decode(stored: Uint8Array): Sketch {
   if (stored.length === REGISTERS) return new Uint8Array(stored);

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { VisitRecorder } from '../../src/analytics/recorder.js';
-import { analyticsDb } from '../../src/analytics/store/analytics-schema.js';
 import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
 import type { Visit } from '../../src/analytics/ports.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -22,7 +21,7 @@ eachDatabase('the flush', (kind) => {
   after(async () => h.close());
 
   const counts = (linkId: string, dimension: string) =>
-    analyticsDb(h.database.db)
+    h.database.db
       .selectFrom('visit_counts')
       .select(['day', 'value', 's', 'q', 's_bot', 'q_bot'])
       .where('link_id', '=', linkId)
@@ -149,11 +148,11 @@ eachDatabase('reaping dead instances', (kind) => {
       onError: (error) => errors.push(error),
     });
     const dead = crypto.randomUUID();
-    const instances = () => analyticsDb(db.db).selectFrom('recorder_instances').select('id').execute();
+    const instances = () => db.db.selectFrom('recorder_instances').select('id').execute();
     try {
       // Alive when this recorder starts (its first step reaps at once) and silent from then on: it dies
       // three heartbeat intervals later, while visits keep arriving.
-      await analyticsDb(db.db).insertInto('recorder_instances').values({ id: dead, started_at: clock, beat_at: clock, flushed_to: clock }).execute();
+      await db.db.insertInto('recorder_instances').values({ id: dead, started_at: clock, beat_at: clock, flushed_to: clock }).execute();
       recorder.start();
       const arriving = setInterval(() => {
         recorder.record({ link: { id: 'a-link', accountId: null }, time: clock, source: 's', agent: person, country: 'DE', referrer: 'direct', visitor: 7 });

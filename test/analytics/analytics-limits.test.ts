@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
-import { analyticsDb } from '../../src/analytics/store/analytics-schema.js';
 import { addGaps } from '../../src/analytics/store/visit-gaps.js';
 import { grantAccounts } from '../../src/analytics/store/visit-allowance.js';
 import { eachDatabase, type DatabaseKind } from '../helpers/databases.js';
@@ -149,7 +148,7 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     const links: { id: string; slug: string }[] = [];
     for (let i = 0; i < 12; i++) links.push((await h.createLink({ target: `https://example.org/${i}` }, { key })).body);
     const gapsOf = () =>
-      analyticsDb(h.database.db)
+      h.database.db
         .selectFrom('visit_gaps')
         .select(['link_id', 'from_ms', 'to_ms'])
         .where(
@@ -186,7 +185,7 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
 
   test('a link refused on both days of one flush gets one gap; gaps of every link are never extended', async () => {
     const link = await linkWithKey(h);
-    const db = analyticsDb(h.database.db);
+    const db = h.database.db;
     const t = h.clock.now();
     await db.transaction().execute(async (tx) => {
       await addGaps(tx, h.database.dialect, [
@@ -301,9 +300,7 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
       [withPack.accountId, 8],
       [without.accountId, 8],
     ].sort(([a], [b]) => (a! < b! ? -1 : 1)) as [string, number][];
-    const granted = await analyticsDb(h.database.db)
-      .transaction()
-      .execute((tx) => grantAccounts(tx, h.database.dialect, month, wants, 5));
+    const granted = await h.database.db.transaction().execute((tx) => grantAccounts(tx, h.database.dialect, month, wants, 5));
     assert.deepEqual(Object.fromEntries(granted), { [withPack.accountId]: 8, [without.accountId]: 5 });
     assert.deepEqual(await recording(withPack.accountId), { recordedThisMonth: 8, freeLeft: 0, packsLeft: 7 });
     assert.deepEqual(await recording(without.accountId), { recordedThisMonth: 5, freeLeft: 0, packsLeft: 0 });

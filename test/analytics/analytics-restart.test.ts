@@ -3,7 +3,6 @@ import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { commands } from '../../src/cli/commands.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { analyticsDb } from '../../src/analytics/store/analytics-schema.js';
 import { eachDatabase, freshDatabase, postgresSkip, type TestDatabase } from '../helpers/databases.js';
 import { until } from '../helpers/load.js';
 import { startServer, type ServerProcess } from '../helpers/processes.js';
@@ -68,7 +67,7 @@ async function linkOn(db: TestDatabase, server: ServerProcess) {
 }
 
 /** The recording instances' rows, oldest start first. */
-const instances = (db: TestDatabase) => analyticsDb(db.db).selectFrom('recorder_instances').selectAll().orderBy('started_at').execute();
+const instances = (db: TestDatabase) => db.db.selectFrom('recorder_instances').selectAll().orderBy('started_at').execute();
 
 /** Kills a server started at `spawnedAt` and returns its recording instance's last row (its heartbeat and durable point). */
 async function kill(db: TestDatabase, server: ServerProcess, spawnedAt: number) {

@@ -1,28 +1,28 @@
 import { type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { ResettingCache } from '../../platform/resetting-cache.js';
-import { addCounts, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
+import { addCounts, letOthersRun, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
 import { choose, countRows, demand, TRIAL_GROUP, visitorCodes, type DayDemand, type DayGrant } from '../counts.js';
 import type { FlushBatch, GapReason, RecordingLimits, RecordingStore, Visit } from '../ports.js';
-import { add, decode, emptySketch, encode } from '../visitors.js';
-import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
+import { addStored } from '../visitors.js';
+import type { DB } from '../../platform/database/schema.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
-import { ensureMonths, grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
+import { grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
-type Tx = Transaction<AnalyticsDB>;
+type Tx = Transaction<DB>;
 
 const COUNT_KEYS = ['link_id', 'day', 'dimension', 'value'];
 const COUNTERS = ['s', 'q', 's_bot', 'q_bot'];
 
 /** Recording storage: the flush transaction, heartbeats, and reaping of dead instances. */
 export class KyselyRecordingStore implements RecordingStore {
-  private readonly db: Kysely<AnalyticsDB>;
+  private readonly db: Kysely<DB>;
   private readonly dialect: Dialect;
   /** Visitor sketches as this instance last stored or read them (`link\tday\tsource\tbot`), encoded; forgotten when full. */
-  private readonly knownVisitors = new ResettingCache<Uint8Array>(20_000);
+  private readonly knownVisitors = new ResettingCache<Uint8Array>(100_000);
 
   constructor(database: Database) {
-    this.db = analyticsDb(database.db);
+    this.db = database.db;
     this.dialect = database.dialect;
   }
 
@@ -50,35 +50,33 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * People's visits take the day's ceiling first, then each account (ascending) its free visits and
-   * packs; trial links take only from the ceiling. Bots take from their own ceiling and no allowance.
+   * People's visits take the day's ceiling first, shared out in account order (ascending); then each
+   * account takes its share from its free visits and packs, and what it could not use goes back to the
+   * day. Trial links take only from the ceiling. Bots take from their own ceiling and no allowance.
    */
   private async grant(tx: Tx, day: string, want: DayDemand, limits: RecordingLimits): Promise<DayGrant> {
-    const month = day.slice(0, 7);
-    const people = [...want.accounts.values()].reduce((a, b) => a + b, 0);
-    let left = await grantDay(tx, day, people, limits.trackingDailyLimit);
-    const accounts = [...want.accounts].filter(([account]) => account !== TRIAL_GROUP);
-    // Unless the ceiling binds, one statement offers every account all its visits.
-    const all = left === people ? await grantAccounts(tx, this.dialect, month, accounts, limits.freeVisitsPerMonth) : undefined;
-    if (all === undefined)
-      await ensureMonths(
-        tx,
-        this.dialect,
-        month,
-        accounts.map(([account]) => account),
-      );
-    const grant: DayGrant = { accounts: new Map(), reasons: new Map(), bots: await grantDay(tx, day, want.bots, limits.trackingDailyBotLimit, 'bots') };
+    let left = await grantDay(
+      tx,
+      day,
+      [...want.accounts.values()].reduce((a, b) => a + b, 0),
+      limits.trackingDailyLimit,
+    );
+    const offers = new Map<string, number>();
     for (const [account, own] of want.accounts) {
-      const offer = Math.min(own, left);
-      const got =
-        account === TRIAL_GROUP
-          ? offer
-          : (all?.get(account) ?? (await grantAccounts(tx, this.dialect, month, [[account, offer]], limits.freeVisitsPerMonth)).get(account) ?? 0);
-      left -= got;
-      grant.accounts.set(account, got);
-      grant.reasons.set(account, (got < offer ? 'allowance_used_up' : 'daily_ceiling_reached') satisfies GapReason);
+      offers.set(account, Math.min(own, left));
+      left -= offers.get(account)!;
     }
-    await returnDay(tx, day, left);
+    const charged = [...offers].filter(([account]) => account !== TRIAL_GROUP);
+    const got = await grantAccounts(tx, this.dialect, day.slice(0, 7), charged, limits.freeVisitsPerMonth);
+    const grant: DayGrant = { accounts: new Map(), reasons: new Map(), bots: await grantDay(tx, day, want.bots, limits.trackingDailyBotLimit, 'bots') };
+    let unused = 0;
+    for (const [account, offer] of offers) {
+      const granted = account === TRIAL_GROUP ? offer : (got.get(account) ?? 0);
+      unused += offer - granted;
+      grant.accounts.set(account, granted);
+      grant.reasons.set(account, (granted < offer ? 'allowance_used_up' : 'daily_ceiling_reached') satisfies GapReason);
+    }
+    await returnDay(tx, day, unused);
     return grant;
   }
 
@@ -104,9 +102,11 @@ export class KyselyRecordingStore implements RecordingStore {
    */
   private async addVisitors(tx: Tx, recorded: Visit[]): Promise<Map<string, Uint8Array>> {
     const written = new Map<string, Uint8Array>();
+    let statements = 0;
     for (const [key, codes] of visitorCodes(recorded)) {
       const known = this.knownVisitors.get(key);
-      if (known !== undefined && !add(decode(known), codes)) continue;
+      if (known !== undefined && addStored(known, codes) === undefined) continue;
+      if (++statements % 250 === 0) await letOthersRun(this.dialect);
       const [linkId, day, source, bot] = key.split('\t') as [string, string, string, string];
       const cell = { link_id: linkId, day, source, bot: Number(bot) };
       const stored = await tx
@@ -117,15 +117,14 @@ export class KyselyRecordingStore implements RecordingStore {
         .where('source', '=', source)
         .where('bot', '=', cell.bot)
         .executeTakeFirst();
-      const sketch = stored ? decode(stored.sketch) : emptySketch();
-      const bytes = add(sketch, codes) || !stored ? encode(sketch) : stored.sketch;
-      if (bytes !== stored?.sketch)
+      const sketch = addStored(stored?.sketch ?? new Uint8Array(0), codes);
+      if (sketch !== undefined)
         await tx
           .insertInto('visit_visitors')
-          .values({ ...cell, sketch: bytes })
-          .onConflict((oc) => oc.columns(['link_id', 'day', 'source', 'bot']).doUpdateSet({ sketch: bytes }))
+          .values({ ...cell, sketch })
+          .onConflict((oc) => oc.columns(['link_id', 'day', 'source', 'bot']).doUpdateSet({ sketch }))
           .execute();
-      written.set(key, bytes);
+      written.set(key, sketch ?? stored!.sketch);
     }
     return written;
   }
@@ -147,7 +146,7 @@ export class KyselyRecordingStore implements RecordingStore {
  * The instance's row: its heartbeat, and with `flushedTo` the time before which all its visits are
  * in. A new row (the first beat, or one after being reaped) starts from its first beat.
  */
-async function beat(db: Kysely<AnalyticsDB>, id: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
+async function beat(db: Kysely<DB>, id: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
   await db
     .insertInto('recorder_instances')
     .values({ id, started_at: startedAt, beat_at: now, flushed_to: flushedTo ?? now })

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/database/database.js';
 import type { CountRow, CountView, Gap, GapReason, Source, StatsStore, TaggedLink } from '../ports.js';
-import { analyticsDb, type AnalyticsDB } from './analytics-schema.js';
+import type { DB } from '../../platform/database/schema.js';
 
 type Counted = { day: string; dimension: string; value: string; s: number; q: number; s_bot: number; q_bot: number };
 const toRow = (r: Counted): CountRow => ({
@@ -13,13 +13,13 @@ const toRow = (r: Counted): CountRow => ({
 
 /** Reads of the counts, sketches and gaps (there are no raw visits), and of recording allowances. */
 export class KyselyStatsStore implements StatsStore {
-  private readonly db: Kysely<AnalyticsDB>;
+  private readonly db: Kysely<DB>;
 
   constructor(
     database: Database,
     private readonly freeVisitsPerMonth: number,
   ) {
-    this.db = analyticsDb(database.db);
+    this.db = database.db;
   }
 
   async counts(linkId: string, fromDay: string, toDay: string, view: CountView): Promise<CountRow[]> {

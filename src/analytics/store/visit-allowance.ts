@@ -1,9 +1,9 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { AnalyticsDB } from './analytics-schema.js';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
+import type { DB } from '../../platform/database/schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows } from '../../platform/database/json-rows.js';
 
-type Tx = Transaction<AnalyticsDB>;
+type Tx = Transaction<DB>;
 
 /**
  * `counter + n`, capped at `limit` and never lowered. Every SET expression of an UPDATE sees the old
@@ -58,34 +58,23 @@ const accountList = (dialect: Dialect, accounts: string[]) =>
   );
 
 /**
- * Creates the month rows (zeros) that accounts lack, in ascending order. A flush makes all of a day's
- * rows before it locks any: an inserted row stays locked until the commit, so making and locking them
- * account by account would take locks out of order and could deadlock with a flush of another day.
- */
-export async function ensureMonths(db: Kysely<AnalyticsDB>, dialect: Dialect, month: string, accounts: string[]): Promise<void> {
-  if (accounts.length === 0) return;
-  // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
-  await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant)
-    select account_id, ${month}, 0, 0, 0 from ${accountList(dialect, accounts)} as v where true order by account_id
-    on conflict (account_id, month) do nothing`.execute(db);
-}
-
-/**
- * Up to `n` visits for each account of `wants` (ascending): its month row made if missing, then one
- * statement takes them from the free visits of the month, then accounts short of them take from their
- * packs, oldest first (ADR 0049). PostgreSQL locks the month rows in ascending order first: flushes of
- * two days of one month cannot deadlock.
+ * Up to `n` visits for each account of `wants` (ascending): the month rows accounts lack are made
+ * (zeros), then one statement takes the visits from the free visits of the month, then accounts short
+ * of them take from their packs, oldest first (ADR 0049). All rows are made before any is locked (an
+ * inserted row stays locked until the commit), and PostgreSQL then locks them in ascending order:
+ * flushes of two days of one month cannot deadlock.
  */
 export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wants: [string, number][], free: number): Promise<Map<string, number>> {
   const asked = wants.filter(([, n]) => n > 0);
   const got = new Map<string, number>();
   if (asked.length === 0) return got;
-  await ensureMonths(
-    tx,
-    dialect,
-    month,
-    asked.map(([account]) => account),
-  );
+  // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
+  await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant)
+    select account_id, ${month}, 0, 0, 0 from ${accountList(
+      dialect,
+      asked.map(([account]) => account),
+    )} as v where true order by account_id
+    on conflict (account_id, month) do nothing`.execute(tx);
   const offers = jsonRows(dialect, asked, [
     ['account_id', 'text'],
     ['n', 'bigint'],

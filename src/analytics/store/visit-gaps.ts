@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Shortfall } from '../ports.js';
-import type { AnalyticsDB } from './analytics-schema.js';
+import type { DB } from '../../platform/database/schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
 import { addShortfall } from '../counts.js';
@@ -22,7 +22,7 @@ const COLUMNS: Column[] = [
  * ended within GAP_MERGE_MS: set-based, since past the daily ceiling every busy link is refused at every
  * flush (ADR 0049). Gaps of every link (null) are never extended: SQL's null equals nothing.
  */
-export async function addGaps(tx: Transaction<AnalyticsDB>, dialect: Dialect, shortfalls: Shortfall[]): Promise<void> {
+export async function addGaps(tx: Transaction<DB>, dialect: Dialect, shortfalls: Shortfall[]): Promise<void> {
   // One entry per link and reason: a batch that spans midnight can refuse a link on both days.
   const byKey = new Map<string, Shortfall>();
   for (const s of shortfalls) addShortfall(byKey, s);
@@ -56,7 +56,7 @@ export async function addGaps(tx: Transaction<AnalyticsDB>, dialect: Dialect, sh
  * service-wide `recording_unavailable` gap; returns how many. DELETE … RETURNING claims each dead
  * instance once, even when several instances reap together.
  */
-export async function reapSilentInstances(tx: Transaction<AnalyticsDB>, staleBefore: number, now: number, self: string): Promise<number> {
+export async function reapSilentInstances(tx: Transaction<DB>, staleBefore: number, now: number, self: string): Promise<number> {
   const dead = await tx
     .deleteFrom('recorder_instances')
     .where('beat_at', '<', staleBefore)

@@ -8,6 +8,11 @@ import { jsonRows, type Column } from './json-rows.js';
  */
 const CHUNK: Record<Dialect, number> = { sqlite: 500, postgres: 5000 };
 
+/** SQLite runs statements on the event loop: between batches of them, waiting redirects are answered. */
+export async function letOthersRun(dialect: Dialect): Promise<void> {
+  if (dialect === 'sqlite') await new Promise((resolve) => setImmediate(resolve));
+}
+
 /**
  * Adds counts to a table: a new key is inserted, a known one raised (`n = n + excluded.n`), so writers
  * never read a row and never overwrite each other's. `rows` are the key columns, then the counters,
@@ -29,7 +34,7 @@ export async function addCounts(
     // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
     await sql`insert into ${sql.table(table)} (${names}) select ${names} from ${chunk} as v where true
       on conflict (${sql.join(keys.map((k) => sql.ref(k)))}) do update set ${raise}`.execute(db);
-    if (dialect === 'sqlite') await new Promise((resolve) => setImmediate(resolve));
+    await letOthersRun(dialect);
   }
 }
 
@@ -65,6 +70,6 @@ export async function raiseColumn(
     await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${sql.ref(`${table}.${column}`)} + v.n from ${chunk} as v where ${sql.ref(`${table}.${key}`)} = v.k`.execute(
       db,
     );
-    if (dialect === 'sqlite') await new Promise((resolve) => setImmediate(resolve));
+    await letOthersRun(dialect);
   }
 }

@@ -208,6 +208,60 @@ export interface SettingTable {
   value: string;
 }
 
+// Visit recording (src/analytics).
+/** Visits per link, UTC day, dimension and value, split four ways (src/analytics/counts.ts). */
+export interface VisitCountTable {
+  link_id: string;
+  day: string;
+  dimension: string;
+  value: string;
+  s: number;
+  q: number;
+  s_bot: number;
+  q_bot: number;
+}
+
+/** A HyperLogLog sketch of the visitors of a link, day, source and class (src/analytics/visitors.ts). */
+export interface VisitVisitorTable {
+  link_id: string;
+  day: string;
+  source: string;
+  bot: number;
+  sketch: Uint8Array;
+}
+
+/** Visits recorded per UTC day, service-wide: people's against TRACKING_DAILY_LIMIT, bots' against their own. */
+export interface VisitDayTable {
+  day: string;
+  recorded: number;
+  bots: number;
+  last_grant: number;
+}
+
+export interface VisitMonthTable {
+  account_id: string;
+  month: string;
+  /** Visits recorded for the account this UTC month, free and from packs. */
+  recorded: number;
+  free_used: number;
+  last_grant: number;
+}
+
+export interface VisitGapTable {
+  id: string;
+  link_id: string | null;
+  reason: string;
+  from_ms: number;
+  to_ms: number;
+}
+
+export interface RecorderInstanceTable {
+  id: string;
+  started_at: number;
+  beat_at: number;
+  flushed_to: number;
+}
+
 export interface DB {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -228,6 +282,12 @@ export interface DB {
   audit_log: AuditLogTable;
   recovery_codes: RecoveryCodeTable;
   qr_designs: QrDesignTable;
+  visit_counts: VisitCountTable;
+  visit_visitors: VisitVisitorTable;
+  visit_days: VisitDayTable;
+  visit_months: VisitMonthTable;
+  visit_gaps: VisitGapTable;
+  recorder_instances: RecorderInstanceTable;
 }
 
 export type Account = Selectable<AccountTable>;
