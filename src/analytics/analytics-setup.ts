@@ -72,5 +72,5 @@ export function setUpAnalytics(app: FastifyInstance, deps: AnalyticsDeps) {
   };
   const stats = new StatsService({ links: deps.links, store: statsStore, now });
   const routes = (api: FastifyInstance) => api.register(statsRoutes, { stats });
-  return { visits, routes, recording: statsStore };
+  return { visits, routes, stats, recording: statsStore };
 }
