@@ -1,4 +1,4 @@
-import { utcDay } from '../platform/time.js';
+import { DAY_MS, utcDay } from '../platform/time.js';
 import type { GapReason, Shortfall, Source, Visit } from './ports.js';
 
 /**
@@ -15,6 +15,14 @@ export const TRIAL_GROUP = '~trial';
 
 /** The column a visit counts in: 0 /s/, 1 /q/, 2 bots through /s/, 3 bots through /q/. */
 export const column = (source: Source, bot: boolean): number => (source === 'q' ? 1 : 0) + (bot ? 2 : 0);
+
+/** The UTC day of a visit, remembered for the last day asked: a flush's visits fall on one or two. */
+let lastDay = { number: NaN, day: '' };
+export function dayOf(time: number): string {
+  const number = Math.floor(time / DAY_MS);
+  if (number !== lastDay.number) lastDay = { number, day: utcDay(time) };
+  return lastDay.day;
+}
 
 const QUARTER_MS = 900_000;
 /** `HH:MM` of the UTC quarter hour holding `time`. */
@@ -35,9 +43,9 @@ export function countRows(visits: Visit[]): CountRowValues[] {
     const at = 4 + column(visit.source, visit.agent.bot);
     const slot = Math.floor(visit.time / QUARTER_MS);
     let time = slots.get(slot);
-    if (time === undefined) slots.set(slot, (time = [utcDay(visit.time), quarterOf(visit.time)]));
+    if (time === undefined) slots.set(slot, (time = [dayOf(visit.time), quarterOf(visit.time)]));
     let rows = byLink.get(visit.link.id);
-    if (rows === undefined) byLink.set(visit.link.id, (rows = new Map()));
+    if (rows === undefined) byLink.set(visit.link.id, (rows = new Map<string, CountRowValues>()));
     const { agent } = visit;
     const values: [Dimension, string][] = [
       ['time', time[1]],
@@ -62,7 +70,7 @@ export function countRows(visits: Visit[]): CountRowValues[] {
 export function visitorCodes(visits: Visit[]): [string, number[]][] {
   const codes = new Map<string, number[]>();
   for (const visit of visits) {
-    const key = `${visit.link.id}\t${utcDay(visit.time)}\t${visit.source}\t${visit.agent.bot ? 1 : 0}`;
+    const key = `${visit.link.id}\t${dayOf(visit.time)}\t${visit.source}\t${visit.agent.bot ? 1 : 0}`;
     const list = codes.get(key);
     if (list === undefined) codes.set(key, [visit.visitor]);
     else list.push(visit.visitor);
@@ -79,7 +87,7 @@ export interface DayDemand {
 export function demand(visits: Visit[]): Map<string, DayDemand> {
   const days = new Map<string, DayDemand>();
   for (const visit of visits) {
-    const day = utcDay(visit.time);
+    const day = dayOf(visit.time);
     let want = days.get(day);
     if (want === undefined) days.set(day, (want = { accounts: new Map(), bots: 0 }));
     if (visit.agent.bot) want.bots++;
@@ -108,7 +116,7 @@ export function choose(visits: Visit[], grants: Map<string, DayGrant>, now: numb
   const recorded: Visit[] = [];
   const refused = new Map<string, Shortfall>();
   for (const visit of visits) {
-    const day = utcDay(visit.time);
+    const day = dayOf(visit.time);
     const grant = grants.get(day)!;
     const account = visit.agent.bot ? '' : (visit.link.accountId ?? TRIAL_GROUP);
     const key = `${day}\t${account}`;
