@@ -67,7 +67,7 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
       .locator('.analytics-totals')
       .evaluate((list) =>
         Object.fromEntries(
-          [...list.querySelectorAll('div')].map((d) => [d.querySelector('dt')!.textContent!.trim(), d.querySelector('dd')!.textContent!.trim()]),
+          [...list.querySelectorAll('div')].map((d) => [d.querySelector('dt')!.textContent.trim(), d.querySelector('dd')!.textContent.trim()]),
         ),
       );
   const api = async (query: string) => (await fetchInPage(page, `/api/v1/links/${poster.id}/stats?days=30&tz=${ZONE}&${query}`)).body;

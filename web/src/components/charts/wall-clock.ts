@@ -22,7 +22,7 @@ export function wallSeconds(ms: number, tz: string): number {
   }
   const part: Record<string, number> = {};
   for (const p of clock.formatToParts(ms)) part[p.type] = Number(p.value);
-  return Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!) / 1000;
+  return Date.UTC(part.year!, part.month! - 1, part.day, part.hour, part.minute, part.second) / 1000;
 }
 
 /** The browser's own time zone (the page's default), or UTC when it names none. */
