@@ -41,6 +41,6 @@ export function summarise(stats: Stats, filters: StatsFilters): string {
   const when = time ? `, most often on ${time.day} ${time.part}` : '';
   const devices = stats.devices.flatMap((d) => ('device' in d && d.count > 0 ? [d] : []));
   const top = devices[0];
-  const from = top ? `, from ${top.count === stats.total ? '' : 'mostly '}${DEVICE_WORDS[top.device] ?? top.device}` : '';
+  const from = top ? `, ${top.count === stats.total ? '' : 'mostly '}from ${DEVICE_WORDS[top.device] ?? top.device}` : '';
   return `${where}${when}${from}.`;
 }
