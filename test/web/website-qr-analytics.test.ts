@@ -82,7 +82,7 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     const today = new Date().toISOString().slice(0, 10);
     const todayRow = page.getByRole('region', { name: /daily visits/i }).getByRole('row', { name: new RegExp(today) });
     await todayRow.waitFor();
-    assert.deepEqual(await cells(todayRow), [today, '0', '0', '0', '']);
+    assert.deepEqual(withoutVisitors(await cells(todayRow)), [today, '0', '0', '0', '']);
     const phone = await world.browser.newContext({ userAgent: PHONE });
     const scanned = await phone.request.get(link.qrUrl, { maxRedirects: 0 });
     assert.equal(scanned.headers().location, 'https://example.com/autumn-poster');
@@ -93,7 +93,7 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     await untilShown(
       'both visits',
       (stats) => stats.total === 2,
-      async () => JSON.stringify(await cells(todayRow)) === JSON.stringify([today, '1', '1', '2', '']),
+      async () => JSON.stringify(withoutVisitors(await cells(todayRow))) === JSON.stringify([today, '1', '1', '2', '']),
     );
     await page
       .getByRole('table', { name: 'Devices' })
@@ -157,13 +157,12 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
   test('the CSV download holds the visits of the day by source', { skip: browserSkip }, async () => {
     for (let i = 0; i < 2; i++) assert.equal((await fetch(link.shortUrl, { redirect: 'manual', headers: { 'user-agent': DESKTOP } })).status, 302);
     const today = new Date().toISOString().slice(0, 10);
-    await page.getByRole('radio', { name: '7 days' }).check();
     const rows = page.getByRole('region', { name: /daily visits/i }).getByRole('row');
     const todayRow = rows.filter({ hasText: today });
     await untilShown(
-      'the new visits over seven days',
+      'the new visits',
       (stats) => stats.total === 4,
-      async () => (await rows.count()) === 8 && (await cells(todayRow))[1] === '3',
+      async () => (await rows.count()) === 31 && (await cells(todayRow))[1] === '3',
     );
     const csv = await download(page, page.getByRole('button', { name: 'Download CSV' }));
     assert.match(csv.name, /\.csv$/);
@@ -176,7 +175,7 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
   test('a visit past the monthly recording allowance is a gap, shaded on the chart and named in the table and the list', { skip: browserSkip }, async () => {
     const section = page.getByRole('region', { name: 'Analytics' });
     assert.equal((await fetch(link.qrUrl, { redirect: 'manual', headers: { 'user-agent': PHONE } })).status, 302);
-    const gap = section.getByText(/UTC: Monthly recording allowance used up/);
+    const gap = section.getByText(/\): Monthly recording allowance used up/);
     await untilShown(
       'the gap',
       (stats) => stats.gaps.length > 0,
@@ -184,7 +183,7 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     );
     const today = new Date().toISOString().slice(0, 10);
     const todayRow = section.getByRole('region', { name: /daily visits/i }).getByRole('row', { name: new RegExp(today) });
-    assert.deepEqual(await cells(todayRow), [today, '3', '1', String(ALLOWANCE), 'Monthly recording allowance used up']);
+    assert.deepEqual(withoutVisitors(await cells(todayRow)), [today, '3', '1', String(ALLOWANCE), 'Monthly recording allowance used up']);
     await sectionShot(section, 'analytics', world.shots);
   });
 
@@ -203,6 +202,9 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     assert.deepEqual(csp, []);
   });
 });
+
+/** A daily row without its unique visitors (an estimate, checked against the API in website-insights.test.ts). */
+const withoutVisitors = (row: string[]) => [...row.slice(0, 4), ...row.slice(5)];
 
 async function cells(row: ReturnType<Page['getByRole']>): Promise<string[]> {
   return (await row.locator('th, td').allInnerTexts()).map((text) => text.trim());

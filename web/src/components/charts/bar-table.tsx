@@ -10,10 +10,10 @@ export interface BarRow {
  * A ranking as a table: each row's count, its share in words, and a bar drawn to that share (the bar
  * is decoration; the numbers are the content).
  */
-export function BarTable({ caption, column, rows, total }: { caption: string; column: string; rows: BarRow[]; total: number }) {
+export function BarTable({ caption, column, rows, total, id }: { caption: string; column: string; rows: BarRow[]; total: number; id?: string }) {
   if (rows.length === 0) return null;
   return (
-    <table class="bar-table cards">
+    <table class="bar-table cards" id={id}>
       <caption>{caption}</caption>
       <thead>
         <tr>

@@ -1,50 +1,77 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { dayStart } from './utc-days.js';
 
-export interface ChartDay {
-  date: string;
+/** One bar of the chart: its start on the zone's wall clock (see wall-clock.ts) and its visits. */
+export interface ChartBucket {
+  at: number;
   s: number;
   q: number;
 }
+/** A period in which visits were not recorded, in wall-clock seconds. */
 export interface ChartGap {
   from: number;
   to: number;
 }
+export interface ChartSpec {
+  buckets: ChartBucket[];
+  /** Seconds each bucket covers: 3,600 (hours) or 86,400 (days). */
+  span: number;
+  /** `both` stacks the QR code's visits under the short link's. */
+  show: 'both' | 's' | 'q';
+  gaps: ChartGap[];
+}
 
 const HEIGHT = 260;
 const dayLabel = uPlot.fmtDate('{D} {MMM}');
+const hourLabel = uPlot.fmtDate('{H}:00');
+const utc = (t: number) => uPlot.tzDate(new Date(t * 1000), 'Etc/UTC');
 
 /**
- * Daily visits as two series (short link solid, QR dashed) on UTC days, with every gap in recording
- * shaded across the part of the chart it covers. Colours come from the page's CSS, so dark mode follows.
+ * Visits as bars, each covering its hour or day, so the last one reaches the right edge; with both
+ * sources the QR code's visits (hatched) sit under the short link's. Every gap in recording is shaded
+ * across the part it covers. Colours come from the page's CSS, so dark mode follows.
  */
-export function drawVisitsChart(target: HTMLElement, days: ChartDay[], gaps: ChartGap[]): { destroy: () => void } {
+export function drawVisitsChart(target: HTMLElement, spec: ChartSpec): { destroy: () => void } {
   const css = getComputedStyle(target);
   const colour = (name: string) => css.getPropertyValue(name).trim();
   const axis = { stroke: colour('--text'), grid: { stroke: colour('--chart-grid'), width: 1 }, ticks: { stroke: colour('--chart-grid'), width: 1 } };
-  const lastDay = dayStart(days.at(-1)?.date ?? '1970-01-01');
-  const data: uPlot.AlignedData = [days.map((d) => dayStart(d.date)), days.map((d) => d.s), days.map((d) => d.q)];
+  const { buckets, span } = spec;
+  const first = buckets[0]?.at ?? 0;
+  const end = (buckets.at(-1)?.at ?? 0) + span;
+  const bars = uPlot.paths.bars!({ align: 1, size: [span === 3600 ? 1 : 0.8, Infinity, 1] });
+  const x = buckets.map((b) => b.at);
+  const top = buckets.map((b) => (spec.show === 'q' ? b.q : spec.show === 's' ? b.s : b.s + b.q));
+  const series: uPlot.Series[] = [
+    {},
+    {
+      label: spec.show === 'q' ? 'QR code' : 'Short link',
+      fill: colour(spec.show === 'q' ? '--series-q' : '--series-s'),
+      stroke: 'transparent',
+      paths: bars,
+      points: { show: false },
+    },
+  ];
+  const data: uPlot.AlignedData = [x, top];
+  if (spec.show === 'both') {
+    series.push({ label: 'QR code', fill: hatch(colour('--series-q'), colour('--bg')), stroke: 'transparent', paths: bars, points: { show: false } });
+    data.push(buckets.map((b) => b.q));
+  }
+  const label = (t: number) => (span === 3600 && t % 86_400 !== 0 ? hourLabel(utc(t)) : dayLabel(utc(t)));
   const plot = new uPlot(
     {
       width: Math.max(240, target.clientWidth),
       height: HEIGHT,
-      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+      tzDate: utc,
       legend: { show: false },
       cursor: { show: false },
-      // The last day's whole span is shown, so a gap later today still has its place on the chart.
-      scales: { x: { time: true, range: (_u, min, max) => [min, max + 86_400] }, y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
+      scales: { x: { time: true, range: () => [first, end] }, y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
       axes: [
-        // The last day's span ends at tomorrow's midnight, which is not a day of the window: no label there.
-        { ...axis, values: (_u, splits) => splits.map((t) => (t <= lastDay ? dayLabel(uPlot.tzDate(new Date(t * 1000), 'Etc/UTC')) : '')) },
+        // The right edge is the end of the last bucket, not a bucket of its own: no label there.
+        { ...axis, values: (_u, splits) => splits.map((t) => (t < end ? label(t) : '')) },
         { ...axis, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000], size: 50 },
       ],
-      series: [
-        {},
-        { label: 'Short link', stroke: colour('--series-s'), width: 2, points: { show: days.length <= 31, size: 6, fill: colour('--series-s') } },
-        { label: 'QR code', stroke: colour('--series-q'), width: 2, dash: [6, 4], points: { show: days.length <= 31, size: 6, fill: colour('--series-q') } },
-      ],
-      hooks: { drawClear: [(u) => shadeGaps(u, gaps, colour('--chart-gap'))] },
+      series,
+      hooks: { drawClear: [(u) => shadeGaps(u, spec.gaps, colour('--chart-gap'))] },
     },
     data,
     target,
@@ -59,6 +86,23 @@ export function drawVisitsChart(target: HTMLElement, days: ChartDay[], gaps: Cha
   };
 }
 
+/** Diagonal stripes of `ink` on `paper`: the QR code's bars differ from the short link's by more than colour. */
+function hatch(ink: string, paper: string): CanvasPattern | string {
+  const tile = document.createElement('canvas');
+  tile.width = tile.height = 6;
+  const ctx = tile.getContext('2d');
+  if (!ctx) return ink;
+  ctx.fillStyle = ink;
+  ctx.fillRect(0, 0, 6, 6);
+  ctx.strokeStyle = paper;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  ctx.moveTo(0, 6);
+  ctx.lineTo(6, 0);
+  ctx.stroke();
+  return ctx.createPattern(tile, 'repeat') ?? ink;
+}
+
 /** Each gap as a band over the plotting area, at least five pixels wide so a short one stays visible. */
 function shadeGaps(u: uPlot, gaps: ChartGap[], fill: string): void {
   const { left, top, width, height } = u.bbox;
@@ -66,8 +110,8 @@ function shadeGaps(u: uPlot, gaps: ChartGap[], fill: string): void {
   ctx.save();
   ctx.fillStyle = fill;
   for (const gap of gaps) {
-    const x0 = Math.max(left, u.valToPos(gap.from / 1000, 'x', true));
-    const x1 = Math.min(left + width, u.valToPos(gap.to / 1000, 'x', true));
+    const x0 = Math.max(left, u.valToPos(gap.from, 'x', true));
+    const x1 = Math.min(left + width, u.valToPos(gap.to, 'x', true));
     if (x1 < left || x0 > left + width) continue;
     ctx.fillRect(x0, top, Math.max(5 * devicePixelRatio, x1 - x0), height);
   }

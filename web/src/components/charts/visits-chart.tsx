@@ -1,21 +1,22 @@
 import { useEffect, useRef } from 'preact/hooks';
-import type { ChartDay, ChartGap } from './uplot-visits.js';
+import type { ChartSpec } from './uplot-visits.js';
 import './charts.css';
 
 interface VisitsChartProps {
-  days: ChartDay[];
-  gaps: ChartGap[];
+  spec: ChartSpec;
+  /** What one bar is, for the caption: "Visits per hour (Europe/Berlin)". */
+  caption: string;
   /** The id of the table with the same numbers, which the chart's description points to. */
   tableId: string;
 }
 
 /**
- * The chart of daily visits; uPlot loads with it (a dynamic import), so pages without a chart carry
- * none of it. The canvas is hidden from assistive technology: the table beside it holds the same numbers.
+ * The chart of visits; uPlot loads with it (a dynamic import), so pages without a chart carry none of
+ * it. The canvas is hidden from assistive technology: the table beside it holds the same numbers.
  */
-export function VisitsChart({ days, gaps, tableId }: VisitsChartProps) {
+export function VisitsChart({ spec, caption, tableId }: VisitsChartProps) {
   const box = useRef<HTMLDivElement>(null);
-  const key = JSON.stringify([days, gaps]);
+  const key = JSON.stringify(spec);
   useEffect(() => {
     let chart: { destroy: () => void } | undefined;
     let cancelled = false;
@@ -23,7 +24,8 @@ export function VisitsChart({ days, gaps, tableId }: VisitsChartProps) {
       const { drawVisitsChart } = await import('./uplot-visits.js');
       if (cancelled || !box.current) return;
       chart?.destroy();
-      chart = drawVisitsChart(box.current, days, gaps);
+      chart = drawVisitsChart(box.current, spec);
+      box.current.dataset.drawn = key.length.toString();
     };
     void draw();
     // Colours are read from the page's CSS once per drawing: a change of light or dark mode redraws.
@@ -39,8 +41,8 @@ export function VisitsChart({ days, gaps, tableId }: VisitsChartProps) {
   return (
     <figure class="visits-chart">
       <figcaption>
-        Visits per UTC day. <span class="legend legend-s">Short link</span> <span class="legend legend-q">QR code</span>{' '}
-        {gaps.length > 0 && <span class="legend legend-gap">Not recorded</span>} <a href={`#${tableId}`}>The same numbers as a table</a>
+        {caption}. {spec.show !== 'q' && <span class="legend legend-s">Short link</span>} {spec.show !== 's' && <span class="legend legend-q">QR code</span>}{' '}
+        {spec.gaps.length > 0 && <span class="legend legend-gap">Not recorded</span>} <a href={`#${tableId}`}>The same numbers as a table</a>
       </figcaption>
       <div ref={box} class="chart-canvas" aria-hidden="true" />
     </figure>

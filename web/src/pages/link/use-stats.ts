@@ -11,6 +11,21 @@ export const REFRESH_MS = 10_000;
 
 const FINAL = [401, 403, 404, 410];
 
+/** What the page shows: every chart, table, figure and the CSV follow these. */
+export interface StatsFilters {
+  days: number;
+  source: 'both' | 's' | 'q';
+  bots: boolean;
+  tz: string;
+}
+
+/** The API's query for the filters (the CSV adds `format=csv`). */
+export function statsQuery(filters: StatsFilters): string {
+  const query = new URLSearchParams({ days: String(filters.days), bots: filters.bots ? 'include' : 'exclude', tz: filters.tz });
+  if (filters.source !== 'both') query.set('source', filters.source);
+  return query.toString();
+}
+
 export interface LiveStats {
   stats?: Stats;
   error: unknown;
@@ -18,10 +33,11 @@ export interface LiveStats {
 }
 
 /**
- * A link's stats for the last `days` UTC days, asked again every ten seconds while the tab is visible
+ * A link's stats as the filters ask, asked again every ten seconds while the tab is visible
  * (at once when it becomes visible again); a hidden tab asks nothing. The latest answer wins.
  */
-export function useStats(linkId: string, days: number, trialToken?: string): LiveStats {
+export function useStats(linkId: string, filters: StatsFilters, trialToken?: string): LiveStats {
+  const query = statsQuery(filters);
   const [state, setState] = useState<LiveStats>({ error: null, loading: true });
   const ticket = useRef(0);
   useEffect(() => {
@@ -32,7 +48,7 @@ export function useStats(linkId: string, days: number, trialToken?: string): Liv
       const mine = ++ticket.current;
       setState((s) => ({ ...s, loading: true }));
       try {
-        const stats = await api<Stats>('GET', `/links/${encodeURIComponent(linkId)}/stats?days=${days}`, undefined, { trialToken, signal: abort.signal });
+        const stats = await api<Stats>('GET', `/links/${encodeURIComponent(linkId)}/stats?${query}`, undefined, { trialToken, signal: abort.signal });
         if (mine === ticket.current) setState({ stats, error: null, loading: false });
       } catch (error) {
         if (!abort.signal.aborted && mine === ticket.current) setState((s) => ({ ...s, error, loading: false }));
@@ -54,7 +70,7 @@ export function useStats(linkId: string, days: number, trialToken?: string): Liv
       clearTimeout(timer);
       document.removeEventListener('visibilitychange', onVisibility);
     };
-  }, [linkId, days, trialToken]);
+  }, [linkId, query, trialToken]);
   return state;
 }
 
