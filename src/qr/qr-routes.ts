@@ -63,7 +63,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ qr: QrService }> = async (app
         operationId: 'getLinkQrDesign',
         tags: tags('qr'),
         summary: 'The QR design saved with the link (the website’s “Save design”); no credits',
-        description: 'The design every export without a body draws. `saved` is false, and `design` empty (every field at its default), until one is saved.',
+        description: 'The design every export without a body draws. `saved` is false, and `design` holds the defaults, until one is saved.',
         params: UuidParams,
         response: { 200: QrDesignAnswer, ...errorResponses({ not_found: LINK_NOT_FOUND, link_expired: LINK_EXPIRED }) },
       },
