@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import os from 'node:os';
+import { renderQr } from './render-qr.js';
 import { Worker } from 'node:worker_threads';
 import { AppError, type ErrorCode } from '../platform/errors.js';
 import type { QrFrame } from './frame.js';
@@ -22,8 +24,12 @@ interface Pending {
  * Built, the worker is a .js file beside this one. Under tsx (tests, benches) it is a .ts file, and a
  * worker thread does not inherit tsx's loader: it registers it before importing the worker.
  */
-function newWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./render-worker.js', import.meta.url));
+function newWorker(): Worker | undefined {
+  if (!import.meta.url.endsWith('.ts')) {
+    const file = new URL('./render-worker.js', import.meta.url);
+    // A single-file bundle of the server (the tests' entry points) has no worker file beside it.
+    return fs.existsSync(file) ? new Worker(file) : undefined;
+  }
   const tsx = import.meta.resolve('tsx/esm/api');
   const file = new URL('./render-worker.ts', import.meta.url).href;
   return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(file)}); });`, { eval: true });
@@ -42,11 +48,20 @@ export class RenderPool {
   private started = 0;
   private nextId = 1;
   private closed = false;
+  /** No worker file to start: exports are drawn on the main thread instead. */
+  private inline = false;
 
   constructor(private readonly size = Math.max(1, Math.min(2, os.availableParallelism() - 1))) {}
 
   render(text: string, options: QrOptions, frame: QrFrame = {}): Promise<string> {
     if (this.closed) return Promise.reject(new AppError('links_unavailable', 1));
+    if (this.inline) {
+      try {
+        return Promise.resolve(renderQr(text, options, frame));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
     return new Promise((resolve, reject) => {
       this.queue.push({ job: { id: this.nextId++, text, options, frame }, resolve, reject });
       this.pump();
@@ -69,9 +84,14 @@ export class RenderPool {
     }
   }
 
-  private spawn(): Worker {
-    this.started++;
+  private spawn(): Worker | undefined {
     const worker = newWorker();
+    if (!worker) {
+      this.inline = true;
+      for (const pending of this.queue.splice(0)) this.render(pending.job.text, pending.job.options, pending.job.frame).then(pending.resolve, pending.reject);
+      return undefined;
+    }
+    this.started++;
     worker.on('message', (result: RenderResult) => this.settle(worker, result));
     worker.on('error', (error) => this.lose(worker, error));
     return worker;
