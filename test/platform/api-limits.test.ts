@@ -18,9 +18,14 @@ test('the module holds the figures of API.md part 8', () => {
     aliasMaxLength: 40,
     titleMaxLength: 100,
     tagsMaxLength: 160,
+    exportMax: 100_000, // ours: most links in one CSV export
   });
   assert.deepEqual(stats, { minDays: 1, maxDays: 90, defaultDays: 30, topReferrers: 50 });
-  assert.deepEqual(qr, { minSize: 256, maxSize: 2048, defaultSize: 768, logoMaxLength: 700_000, logoMaxSide: 512, minContrast: 4.5 });
+  assert.deepEqual(qr, {
+    ...{ minSize: 256, maxSize: 2048, defaultSize: 768, logoMaxLength: 700_000, logoMaxSide: 512, minContrast: 4.5 },
+    // ours: the saved design's call to action and print size
+    ...{ callToActionMaxLength: 40, printMinCm: 2, printMaxCm: 50, defaultPrintCm: 5 },
+  });
 });
 
 test('without variables the configurable limits are the module defaults', () => {
