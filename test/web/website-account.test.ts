@@ -37,7 +37,7 @@ eachDatabase('a person on the website: sign-up to API keys', (kind) => {
     const shortUrl = await page.getByRole('link', { name: /\/s\// }).innerText();
     const visit = await fetch(new URL(new URL(shortUrl).pathname, world.server.baseUrl), { redirect: 'manual' });
     assert.equal(visit.headers.get('location'), 'https://example.com/spring-poster');
-    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByRole('link', { name: 'Create an account', exact: true }).click();
     await page.waitForURL('**/app/signup');
   });
 

@@ -79,7 +79,8 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  // Signed in, the header holds the site menu; on a phone "Sign out" sits in it, folded away.
+  await page.locator('#site-menu').waitFor({ state: 'attached' });
 }
 
 /** The API as the page's own session sees it (same origin, its cookie). */
