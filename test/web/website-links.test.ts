@@ -120,7 +120,7 @@ eachDatabase('a person on the website: links', (kind) => {
 
   test('a signed-in person makes a link with a double click, and its short URL redirects in another browser', { skip: browserSkip }, async () => {
     await signIn(page, EMAIL, PASSWORD);
-    await page.getByRole('link', { name: 'New link' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New link' }).click();
     await page.getByText('25 free links left this month.').waitFor();
     await page.getByLabel('Destination URL').fill('https://example.com/spring-poster');
     await page.getByLabel('Alias').fill('spring-poster');
@@ -148,7 +148,7 @@ eachDatabase('a person on the website: links', (kind) => {
 
   test('past the 25 free links a new link shows its price, and is made only once the person agrees to pay', { skip: browserSkip }, async () => {
     for (let n = 2; n <= 25; n++) await createWithKey(n);
-    await page.getByRole('link', { name: 'New link' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New link' }).click();
     await page.getByText(/free links of this month are used up: the next link costs 10 credits/).waitFor();
     await page.getByLabel('Destination URL').fill('https://example.com/summer-flyer');
     await page.getByLabel('Title').fill('Summer flyer');
