@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { ApiResponse, Harness } from './harness.js';
+import { Harness, type ApiResponse } from './harness.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -68,4 +68,14 @@ export async function served(h: Harness): Promise<Json> {
   const res = await h.request('GET', '/openapi.json');
   assert.equal(res.status, 200);
   return res.body;
+}
+
+/** The document as a service of its own on SQLite serves it, for suites that read it alone. */
+export async function servedDocument(): Promise<Json> {
+  const h = await Harness.start('sqlite');
+  try {
+    return await served(h);
+  } finally {
+    await h.close();
+  }
 }

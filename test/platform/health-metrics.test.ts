@@ -13,6 +13,7 @@ import { eachDatabase, freshDatabase, type DatabaseKind, type TestDatabase } fro
 import { Harness, TestClock } from '../helpers/harness.js';
 import { until } from '../helpers/load.js';
 import { VERSION } from '../../src/platform/version.js';
+import { sample } from '../helpers/metrics.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const LIVE = ['/health/live', '/livez'];
@@ -62,18 +63,6 @@ async function holdDatabase(database: TestDatabase, kind: DatabaseKind): Promise
     release();
     await Promise.all(transactions);
   };
-}
-
-/** The value of one sample of the Prometheus text, by metric name and labels (undefined if absent). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const present = (match[2] ?? '').split(',').filter(Boolean);
-    if (wanted.length === present.length && wanted.every((pair) => present.includes(pair))) return Number(match[3]);
-  }
-  return undefined;
 }
 
 eachDatabase('health endpoints', (kind) => {

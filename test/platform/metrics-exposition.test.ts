@@ -8,6 +8,7 @@ import { linkWithKey } from '../helpers/analytics.js';
 import { eachDatabase, type DatabaseKind } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
 import { until } from '../helpers/load.js';
+import { sample } from '../helpers/metrics.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -21,18 +22,6 @@ function promtoolMissing(): string | false {
   return 'promtool is not installed (Debian: apt-get install prometheus)';
 }
 const noPromtool = promtoolMissing();
-
-/** The value of one sample of the Prometheus text, by metric name and labels (undefined if absent). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const present = (match[2] ?? '').split(',').filter(Boolean);
-    if (wanted.length === present.length && wanted.every((pair) => present.includes(pair))) return Number(match[3]);
-  }
-  return undefined;
-}
 
 eachDatabase('the metrics exposition', (kind: DatabaseKind) => {
   let h: Harness;

@@ -6,7 +6,7 @@ import { SCOPES } from '../../src/platform/auth/principal.js';
 import { STRONG_PASSWORD, freshEmail, signIn } from '../helpers/accounts.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness, type ApiResponse } from '../helpers/harness.js';
-import { Conformance, served, type Json } from '../helpers/openapi.js';
+import { Conformance, served, servedDocument, type Json } from '../helpers/openapi.js';
 
 interface Operation {
   method: string;
@@ -33,12 +33,7 @@ const hidden = (operation: Json) => operation['x-hidden'] === true;
 describe('every error an operation can answer is in the OpenAPI document', () => {
   let doc: Json;
   before(async () => {
-    const h = await Harness.start('sqlite');
-    try {
-      doc = await served(h);
-    } finally {
-      await h.close();
-    }
+    doc = await servedDocument();
   });
 
   test('each error status lists exactly its own error values as an enum, each with an example, all of that status in the catalog', () => {

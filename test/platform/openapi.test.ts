@@ -3,17 +3,12 @@ import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { Conformance, served, type Json } from '../helpers/openapi.js';
+import { Conformance, served, servedDocument, type Json } from '../helpers/openapi.js';
 
 describe('the OpenAPI document', () => {
   let doc: Json;
   before(async () => {
-    const h = await Harness.start('sqlite');
-    try {
-      doc = await served(h);
-    } finally {
-      await h.close();
-    }
+    doc = await servedDocument();
   });
 
   test('every operation has a unique operationId and tags declared at the top level with a description', () => {
