@@ -1,3 +1,4 @@
+import { csvCell } from '../platform/csv-cell.js';
 import type { Gap } from './ports.js';
 
 /** One aggregated row: a day's visits of one dimension value. */
@@ -10,28 +11,6 @@ export interface CsvRow {
 
 /** The documented CSV header (docs/decisions.md, "Analytics"). */
 export const CSV_HEADER = 'kind,date,dimension,value,count,gap_from,gap_to,gap_reason';
-
-/**
- * Characters a spreadsheet starts a formula with (also their full-width forms, which some spreadsheets
- * in East Asian locales read as the ASCII ones), after any spaces or quotes a lenient reader strips.
- */
-const FORMULA_START = /^(?:[^\S\t\r\n]|")*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]/;
-
-/**
- * One text cell. Spreadsheets pick the delimiter by locale or by guessing (`,`, `;`, tab), so a cell is
- * defused as each of them would split it: every piece between `,` `;` tab and line breaks that starts
- * with a formula character gets a `'` before it, and so does a cell starting with a tab or a carriage
- * return. A cell holding any delimiter-like character or a quote is then quoted.
- */
-export function csvCell(value: string): string {
-  const pieces = value.split(/([,;\t\r\n])/);
-  for (let i = 0; i < pieces.length; i += 2) {
-    if (FORMULA_START.test(pieces[i]!)) pieces[i] = `'${pieces[i]}`;
-  }
-  let safe = pieces.join('');
-  if (/^[\t\r]/.test(safe)) safe = `'${safe}`;
-  return /[",;\t\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
 
 /** One row per day and dimension value, then one row per gap; times of gaps are Unix milliseconds. */
 export function toCsv(rows: CsvRow[], gaps: Gap[]): string {

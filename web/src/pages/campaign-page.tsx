@@ -8,7 +8,7 @@ import { Busy, ErrorMessage } from '../ui/form.js';
 import { formatNumber } from '../ui/format.js';
 import { useResource } from '../ui/use-resource.js';
 import { saveFile } from '../components/qr/render-qr-image.js';
-import { csvCell } from './campaigns/csv-cell.js';
+import { csvCell } from '../../../src/platform/csv-cell.js';
 import '../components/charts/charts.css';
 
 type TagStats = Static<typeof TagStatsSchema>;
