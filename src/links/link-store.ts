@@ -3,6 +3,8 @@ import { AppError } from '../platform/errors.js';
 import { nextUtcMidnight, secondsUntil } from '../platform/time.js';
 import type { ClaimCommand, CreateLinkCommand, LinkChanges, LinkOwner, LinkRecord, LinkStatus, LinkStore, ListOptions } from './ports.js';
 import { allLinks, claimTrialLink, tagTexts, takenSlugs } from './link-claims.js';
+import { holdsTag } from './link-tags.js';
+import { containsIgnoringCase } from '../platform/database/like.js';
 import type { DB, LinkRow } from '../platform/database/schema.js';
 import { commitReservation } from '../billing/credit-store.js';
 import { completeClaim } from '../platform/idempotency/idempotency-store.js';
@@ -26,9 +28,6 @@ export function toLinkRecord(row: LinkRow): LinkRecord {
     visits: Number(row.visits),
   };
 }
-
-/** `%` and `_` in a search are literal characters, not patterns. */
-const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export class KyselyLinkStore implements LinkStore {
   constructor(private readonly db: Kysely<DB>) {}
@@ -73,17 +72,9 @@ export class KyselyLinkStore implements LinkStore {
 
   async list(accountId: string, offset: number, limit: number, search: string | undefined, options: ListOptions = {}): Promise<LinkRecord[]> {
     let query = this.db.selectFrom('links').selectAll().where('account_id', '=', accountId);
-    if (options.tag) {
-      // Tags are kept as typed ("poster, Spring"): compared as a comma-separated list, spaces and case aside.
-      const list = sql<string>`',' || replace(replace(lower(tags), ', ', ','), ' ,', ',') || ','`;
-      query = query.where(sql<boolean>`${list} like lower(${`%,${escapeLike(options.tag.trim())},%`}) escape '\\'`);
-    }
+    if (options.tag) query = query.where(holdsTag(options.tag));
     if (search) {
-      const pattern = `%${escapeLike(search)}%`;
-      // The database's lower() on both sides: PostgreSQL's LIKE is case-sensitive and ILIKE does not
-      // exist in SQLite, whose lower() folds ASCII only; folding the pattern in JavaScript instead
-      // would make "Éclair" miss its own title there.
-      const matches = (column: 'slug' | 'target' | 'title' | 'tags') => sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`;
+      const matches = (column: 'slug' | 'target' | 'title' | 'tags') => containsIgnoringCase(column, search);
       query = query.where((eb) => eb.or([matches('slug'), matches('target'), matches('title'), matches('tags')]));
     }
     if (options.sort === 'visits') query = query.orderBy('visits', 'desc');

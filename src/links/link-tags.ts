@@ -1,4 +1,6 @@
+import { sql, type RawBuilder } from 'kysely';
 import { API_LIMITS } from '../platform/api-limits.js';
+import { escapeLike } from '../platform/database/like.js';
 import type { RandomBytes } from './slugs.js';
 
 /** A link's tags as typed ("poster, spring"): separated by commas, each trimmed, empty ones dropped. */
@@ -7,6 +9,16 @@ export const splitTags = (tags: string): string[] =>
     .split(',')
     .map((tag) => tag.trim())
     .filter((tag) => tag !== '');
+
+/**
+ * Whether a link's `tags` hold `tag` whole: case aside (the database's lower() on both sides), spaces
+ * around commas ignored and runs of spaces folded, the same for the links list and a tag's stats.
+ */
+export function holdsTag(tag: string): RawBuilder<boolean> {
+  const wanted = `%,${escapeLike(tag.trim().replace(/\s+/g, ' '))},%`;
+  const folded = sql`replace(replace(replace(lower(tags), '   ', ' '), '  ', ' '), '  ', ' ')`;
+  return sql<boolean>`replace(replace(',' || ${folded} || ',', ', ', ','), ' ,', ',') like lower(${wanted}) escape '\\'`;
+}
 
 const DIGITS = '23456789abcdefghjkmnpqrstuvwxyz';
 

@@ -18,6 +18,14 @@ eachDatabase('the links page’s tools: tags, sorting, alias suggestions, CSV ex
     const res = await h.request('GET', '/links?tag=POSTER', { key });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.links.map((l: { id: string }) => l.id).sort(), [poster.body.id, both.body.id].sort());
+    const sale = await h.createLink({ target: 'https://example.org/4', tags: 'print ,  Spring   Sale' }, { key });
+    const folded = await h.request('GET', `/links?tag=${encodeURIComponent(' spring sale ')}`, { key });
+    assert.deepEqual(
+      folded.body.links.map((l: { id: string }) => l.id),
+      [sale.body.id],
+      'runs of spaces fold, as a tag’s stats match them',
+    );
+    await h.database.db.deleteFrom('links').where('id', '=', sale.body.id).execute();
     const tags = await h.request('GET', '/tags', { key });
     assert.deepEqual(tags.body, { tags: [{ tag: 'Poster' }, { tag: 'posters' }, { tag: 'print' }, { tag: 'spring' }] });
   });

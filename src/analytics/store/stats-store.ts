@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/database/database.js';
 import type { CountRow, CountView, Gap, GapReason, Source, StatsStore, TaggedLink } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
+import { holdsTag } from '../../links/link-tags.js';
 
 type Counted = { day: string; dimension: string; value: string; s: number; q: number; s_bot: number; q_bot: number };
 const toRow = (r: Counted): CountRow => ({
@@ -42,16 +43,16 @@ export class KyselyStatsStore implements StatsStore {
   }
 
   /**
-   * The account's links whose tags hold `tag`, and their `time` counts. Tags are separated by commas;
-   * a tag matches whole, in any case, spaces around it ignored and runs of spaces in it folded, as the
-   * links list matches them.
+   * The account's links whose tags hold `tag` (as the links list matches them: holdsTag), and their
+   * `time` counts.
    */
   async tagCounts(accountId: string, tag: string, fromDay: string, toDay: string) {
-    const wanted = tag.trim().replace(/\s+/g, ' ').toLowerCase();
-    const pattern = `%,${wanted.replace(/[\\%_]/g, (c) => `\\${c}`)},%`;
-    const folded = sql`replace(replace(replace(lower(tags), '   ', ' '), '  ', ' '), '  ', ' ')`;
-    const tagged = sql<boolean>`replace(replace(',' || ${folded} || ',', ', ', ','), ' ,', ',') like ${pattern} escape '\\'`;
-    const links: TaggedLink[] = await this.db.selectFrom('links').select(['id', 'slug', 'title']).where('account_id', '=', accountId).where(tagged).execute();
+    const links: TaggedLink[] = await this.db
+      .selectFrom('links')
+      .select(['id', 'slug', 'title'])
+      .where('account_id', '=', accountId)
+      .where(holdsTag(tag))
+      .execute();
     if (links.length === 0) return { links, rows: [] };
     const rows = await this.db
       .selectFrom('visit_counts')
