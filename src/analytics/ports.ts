@@ -101,7 +101,11 @@ export interface StatsStore {
   visitors(linkId: string, fromDay: string, toDay: string): Promise<{ day: string; source: Source; bot: boolean; sketch: Uint8Array }[]>;
   /** Gaps of this link, and service-wide gaps after it was created, overlapping [from, to]. */
   gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]>;
-  /** The time before which every running instance's visits are counted (undefined while no instance runs). */
+  /**
+   * The time before which every running instance's visits are counted (undefined while no instance
+   * runs). Read it before the counts it vouches for: a flush committed between the two reads (on
+   * PostgreSQL they run on different connections) must not be vouched for without being counted.
+   */
   refreshedAt(): Promise<number | undefined>;
 }
 

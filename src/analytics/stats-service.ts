@@ -26,12 +26,11 @@ export class StatsService {
 
   async json(principal: Principal, linkId: string, request: StatsRequest): Promise<StatsResult> {
     const w = this.window(request);
-    const link = await this.deps.links.access(principal, linkId, 'analytics:read');
-    const [rows, visitors, gaps, refreshedAt] = await Promise.all([
+    const [link, refreshedAt] = await Promise.all([this.deps.links.access(principal, linkId, 'analytics:read'), this.deps.store.refreshedAt()]);
+    const [rows, visitors, gaps] = await Promise.all([
       this.deps.store.counts(link.id, w.fromDay, w.toDay, { quarters: w.quarters, perDay: false }),
       this.visitors(link.id, w),
       this.gaps(link.id, link.createdAt, w),
-      this.deps.store.refreshedAt(),
     ]);
     const daily = w.daily(rows).map((day) => ({ ...day, visitors: visitors.get(day.date) ?? 0 }));
     const totals = breakdowns(rows, w);
@@ -80,7 +79,8 @@ export class StatsService {
   async tag(principal: Principal, tag: string, request: StatsRequest): Promise<TagStatsResult> {
     const w = this.window(request);
     const { accountId } = requireAccount(principal, 'analytics:read');
-    const [{ links, rows }, refreshedAt] = await Promise.all([this.deps.store.tagCounts(accountId, tag, w.fromDay, w.toDay), this.deps.store.refreshedAt()]);
+    const refreshedAt = await this.deps.store.refreshedAt();
+    const { links, rows } = await this.deps.store.tagCounts(accountId, tag, w.fromDay, w.toDay);
     const byLink = new Map<string, CountRow[]>();
     for (const row of rows) byLink.set(row.linkId, [...(byLink.get(row.linkId) ?? []), row]);
     const listed = links.map((link) => {

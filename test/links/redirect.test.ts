@@ -202,9 +202,9 @@ eachDatabase('redirects across two instances on one database', (kind) => {
     assertRedirect(await a.request('GET', `/s/${edited.slug}`), 'https://example.org/v2', 'A sees the edit at once');
     assertHtml404(await a.request('GET', `/q/${paused.slug}`), 'A sees the pause at once');
     assertRedirect(await a.request('GET', `/s/${name}`), 'https://example.org/later', 'A sees the new alias at once');
-    // Within the TTL the other instance may answer from its cache (docs/adr/0014); on PostgreSQL its
-    // notices usually carry the change across first (redirect-changes.test.ts).
-    if (kind === 'sqlite') assertRedirect(await b.request('GET', `/s/${edited.slug}`), 'https://example.org/v1', 'B within the TTL');
+    // Within the TTL the other instance may still answer from its cache (docs/adr/0014), or its feed
+    // read (every half TTL, on a timer) or a notice may have carried the change across already: either
+    // is right, so nothing is asserted until the TTL has passed.
 
     await passTtl();
     assertRedirect(await b.request('GET', `/s/${edited.slug}`), 'https://example.org/v2', 'B past the TTL: new target');
