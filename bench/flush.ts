@@ -108,8 +108,8 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
     );
   }
   if (!sqliteFile) {
-    const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size('visit_counts') as bytes`.execute(database.db);
-    tableSizes.push(`${label}: visit_counts is ${(Number(rows[0]!.bytes) / 1e6).toFixed(1)} MB after ${ROUNDS} rounds`);
+    const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size('visit_tallies') as bytes`.execute(database.db);
+    tableSizes.push(`${label}: visit_tallies is ${(Number(rows[0]!.bytes) / 1e6).toFixed(1)} MB after ${ROUNDS} rounds`);
   }
   await recorder.stop();
   await database.close();

@@ -1,11 +1,14 @@
+import crypto from 'node:crypto';
 import { DAY_MS, utcDay } from '../platform/time.js';
-import type { GapReason, Shortfall, Source, Visit } from './ports.js';
+import type { CountRow, CountView, GapReason, Shortfall, Source, Visit } from './ports.js';
+import { addStored, packSketches } from './visitors.js';
 
 /**
  * The counting model, read top to bottom: every recorded visit adds one to a count per link, UTC day,
- * dimension and value, in one of four columns (through /s/ or /q/, by a person or a bot). `time` is
- * the visit's UTC quarter hour, so that days and hours follow any time zone. A new breakdown is a name
- * here and a value per visit.
+ * dimension and value, in one of four columns (through /s/ or /q/, by a person or a bot), and its
+ * visitor code to that link and day's sketch of the column. `time` is the visit's UTC quarter hour, so
+ * that days and hours follow any time zone. A new breakdown is a name here and a value per visit
+ * (Tally.add). A link's day is stored as one row per writer (Tallies), summed when read (countRowsOf).
  */
 export const DIMENSIONS = ['time', 'country', 'device', 'browser', 'os', 'referrer'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -28,54 +31,149 @@ const QUARTER_MS = 900_000;
 /** `HH:MM` of the UTC quarter hour holding `time`. */
 export const quarterOf = (time: number): string => new Date(time - (time % QUARTER_MS)).toISOString().slice(11, 16);
 
-/** Rows to add: [link, day, dimension, value, s, q, s_bot, q_bot], sorted (every flush writes in one order). */
-export type CountRowValues = [string, string, string, string, number, number, number, number];
+/** Counts of one dimension: value → [s, q, s_bot, q_bot]. */
+type Values = Map<string, number[]>;
 
 /**
- * A flush's rows to add. Built per link, then sorted per link: sorting the links and each link's few
- * keys costs far less than sorting every key of a flush as one list. A visit's day and quarter hour are
- * worked out once per quarter hour of the flush.
+ * A link's counts of one UTC day as one writer (tallies.ts) holds them: per dimension and value, the
+ * four columns; and per column, the sketch of its unique visitors (visitors.ts, stored form).
  */
-export function countRows(visits: Visit[]): CountRowValues[] {
-  const byLink = new Map<string, Map<string, CountRowValues>>();
-  const slots = new Map<number, [day: string, quarter: string]>();
-  for (const visit of visits) {
-    const at = 4 + column(visit.source, visit.agent.bot);
-    const slot = Math.floor(visit.time / QUARTER_MS);
-    let time = slots.get(slot);
-    if (time === undefined) slots.set(slot, (time = [dayOf(visit.time), quarterOf(visit.time)]));
-    let rows = byLink.get(visit.link.id);
-    if (rows === undefined) byLink.set(visit.link.id, (rows = new Map<string, CountRowValues>()));
+export class Tally {
+  readonly counts = Object.fromEntries(DIMENSIONS.map((d) => [d, new Map()])) as Record<Dimension, Values>;
+  readonly sketches: Uint8Array[] = [EMPTY, EMPTY, EMPTY, EMPTY];
+  /** Visitor codes of the visits added since the sketches were last brought up to date, per column. */
+  private codes: number[][] | undefined;
+
+  constructor(
+    readonly linkId: string,
+    readonly day: string,
+  ) {}
+
+  /** One visit, in its UTC quarter hour `HH:MM`. */
+  add(visit: Visit, quarter: string): void {
+    const at = column(visit.source, visit.agent.bot);
     const { agent } = visit;
-    const values: [Dimension, string][] = [
-      ['time', time[1]],
-      ['country', visit.country],
-      ['device', agent.device],
-      ['browser', agent.browser],
-      ['os', agent.os],
-      ['referrer', visit.referrer],
-    ];
-    for (const [dimension, value] of values) {
-      const key = `${time[0]}\t${dimension}\t${value}`;
-      let row = rows.get(key);
-      if (row === undefined) rows.set(key, (row = [visit.link.id, time[0], dimension, value, 0, 0, 0, 0]));
-      row[at] = (row[at] as number) + 1;
-    }
+    count(this.counts.time, quarter, at);
+    count(this.counts.country, visit.country, at);
+    count(this.counts.device, agent.device, at);
+    count(this.counts.browser, agent.browser, at);
+    count(this.counts.os, agent.os, at);
+    count(this.counts.referrer, visit.referrer, at);
+    ((this.codes ??= [[], [], [], []])[at] as number[]).push(visit.visitor);
   }
-  const sorted = <T>(map: Map<string, T>) => [...map].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, v]) => v);
-  return sorted(byLink).flatMap((rows) => sorted(rows));
+
+  /** The stored form: the counts (encodeCounts) and the sketches, brought up to date and packed. */
+  encode(): { counts: string; visitors: Uint8Array } {
+    this.settle();
+    return { counts: this.encodeCounts(), visitors: packSketches(this.sketches) };
+  }
+
+  /** Adds the codes of the visits added since the last call to the sketches. */
+  private settle(): void {
+    if (this.codes === undefined) return;
+    this.codes.forEach((codes, at) => {
+      if (codes.length > 0) this.sketches[at] = addStored(this.sketches[at]!, codes) ?? this.sketches[at]!;
+    });
+    this.codes = undefined;
+  }
+
+  /** The stored form of the counts: per dimension a flat list `[value, s, q, s_bot, q_bot, value, …]`. */
+  encodeCounts(): string {
+    const out: Record<string, (string | number)[]> = {};
+    for (const dimension of DIMENSIONS) {
+      const flat: (string | number)[] = (out[dimension] = []);
+      for (const [value, n] of this.counts[dimension]) flat.push(value, n[0]!, n[1]!, n[2]!, n[3]!);
+    }
+    return JSON.stringify(out);
+  }
 }
 
-/** Visitor codes to add to the sketches, per link, day, source and class (`link\tday\tsource\tbot`), sorted. */
-export function visitorCodes(visits: Visit[]): [string, number[]][] {
-  const codes = new Map<string, number[]>();
-  for (const visit of visits) {
-    const key = `${visit.link.id}\t${dayOf(visit.time)}\t${visit.source}\t${visit.agent.bot ? 1 : 0}`;
-    const list = codes.get(key);
-    if (list === undefined) codes.set(key, [visit.visitor]);
-    else list.push(visit.visitor);
+const EMPTY = new Uint8Array(0);
+
+function count(values: Values, value: string, at: number): void {
+  let n = values.get(value);
+  if (n === undefined) values.set(value, (n = [0, 0, 0, 0]));
+  n[at]!++;
+}
+
+/**
+ * The tallies one instance writes: every link and UTC day it counted visits of, as its own rows of
+ * `visit_tallies` hold them (under `writer`). A flush adds its visits to them and writes the tallies it
+ * touched whole; no row is ever read back or written by anyone else, and reads add up the writers'
+ * rows. When the instance cannot be sure its rows hold what it holds (a flush failed), or holds too
+ * many, it forgets them all and writes as a new writer from then on.
+ */
+export class Tallies {
+  writer = crypto.randomUUID();
+  private byLink = new Map<string, Map<string, Tally>>();
+  private readonly changed = new Set<Tally>();
+  private held = 0;
+
+  constructor(private readonly maxHeld = 200_000) {}
+
+  /** Adds visits (a flush's, in one or several calls); `touched` then hands over the tallies they changed. */
+  add(visits: Visit[]): void {
+    if (this.held > this.maxHeld) this.forget();
+    const touched = this.changed;
+    let slot = NaN;
+    let day = '';
+    let quarter = '';
+    for (const visit of visits) {
+      // A flush's visits fall in a few quarter hours: their day and `HH:MM` are worked out once each.
+      if (Math.floor(visit.time / QUARTER_MS) !== slot) {
+        slot = Math.floor(visit.time / QUARTER_MS);
+        [day, quarter] = [dayOf(visit.time), quarterOf(visit.time)];
+      }
+      let days = this.byLink.get(visit.link.id);
+      if (days === undefined) this.byLink.set(visit.link.id, (days = new Map<string, Tally>()));
+      let tally = days.get(day);
+      if (tally === undefined) {
+        days.set(day, (tally = new Tally(visit.link.id, day)));
+        this.held++;
+      }
+      tally.add(visit, quarter);
+      touched.add(tally);
+    }
   }
-  return [...codes].sort(([a], [b]) => (a < b ? -1 : 1));
+
+  /** The tallies changed since the last call, by link and day (the order rows are written in). */
+  touched(): Tally[] {
+    const touched = [...this.changed].sort((a, b) => compare(a.linkId, b.linkId) || compare(a.day, b.day));
+    this.changed.clear();
+    return touched;
+  }
+
+  forget(): void {
+    this.writer = crypto.randomUUID();
+    this.byLink = new Map();
+    this.changed.clear();
+    this.held = 0;
+  }
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Stored counts (Tally.encodeCounts) of a link's days, added up as a read wants them. */
+export function countRowsOf(stored: { day: string; counts: string }[], view: CountView): CountRow[] {
+  const rows = new Map<string, CountRow>();
+  for (const { day, counts } of stored) {
+    const parsed = JSON.parse(counts) as Record<string, (string | number)[]>;
+    for (const dimension of DIMENSIONS) {
+      const list = parsed[dimension];
+      if (list === undefined) continue;
+      const time = dimension === 'time';
+      const rowDay = time || view.perDay ? day : '';
+      for (let i = 0; i < list.length; i += 5) {
+        const stored = list[i] as string;
+        const value = time && !view.quarters ? `${stored.slice(0, 3)}00` : stored;
+        const key = `${rowDay}\t${dimension}\t${value}`;
+        let row = rows.get(key);
+        if (row === undefined) rows.set(key, (row = { day: rowDay, dimension, value, n: [0, 0, 0, 0] }));
+        for (let c = 0; c < 4; c++) row.n[c]! += list[i + 1 + c] as number;
+      }
+    }
+  }
+  return [...rows.values()];
 }
 
 /** What a batch asks of each UTC day: people's visits per account (ascending: the lock order), and bots. */

@@ -145,3 +145,29 @@ export function decode(stored: Uint8Array): Sketch {
   for (let at = 0; at + 3 <= stored.length; at += 3) sketch[(stored[at]! << 8) | stored[at + 1]!] = stored[at + 2]!;
   return sketch;
 }
+
+/**
+ * A link and day's four sketches (one per column: /s/, /q/, bots through each) in one stored value:
+ * each in its stored form, after its length in two bytes.
+ */
+export function packSketches(sketches: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(sketches.reduce((n, s) => n + 2 + s.length, 0));
+  let at = 0;
+  for (const sketch of sketches) {
+    out[at] = sketch.length >> 8;
+    out[at + 1] = sketch.length & 255;
+    out.set(sketch, at + 2);
+    at += 2 + sketch.length;
+  }
+  return out;
+}
+
+export function unpackSketches(packed: Uint8Array): Uint8Array[] {
+  const sketches: Uint8Array[] = [];
+  for (let at = 0; at + 2 <= packed.length; ) {
+    const length = (packed[at]! << 8) | packed[at + 1]!;
+    sketches.push(packed.subarray(at + 2, at + 2 + length));
+    at += 2 + length;
+  }
+  return sketches;
+}

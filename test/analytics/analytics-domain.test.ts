@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { classifyAgent, referrerHost, VisitClassifier } from '../../src/analytics/classify.js';
-import { choose, countRows, demand, quarterOf } from '../../src/analytics/counts.js';
+import { choose, countRowsOf, demand, quarterOf, Tallies } from '../../src/analytics/counts.js';
 import { CSV_HEADER, toCsv } from '../../src/analytics/csv.js';
 import type { Visit } from '../../src/analytics/ports.js';
 import { ResettingCache } from '../../src/platform/resetting-cache.js';
+import { decode, estimate, unpackSketches } from '../../src/analytics/visitors.js';
 import { UA } from '../helpers/analytics.js';
 
 const T = Date.UTC(2026, 10, 15, 12, 7);
@@ -72,15 +73,22 @@ test('each account records its first visits in the order they arrived, as many a
   );
 });
 
-test('every recorded visit adds one per dimension, in the column of its source and class; rows are sorted by key', () => {
-  const rows = countRows(
+test('every recorded visit adds one per dimension, in the column of its source and class, and its code to that column\'s sketch', () => {
+  const tallies = new Tallies();
+  tallies.add(
     visits([
       ['L1', 'a', 'DE'],
       ['L1', 'a', 'DE', false, 'q'],
       ['L1', 'a', 'US', true, 'q'],
     ]),
   );
-  const of = (dimension: string) => rows.filter((r) => r[2] === dimension).map((r) => [r[3], ...r.slice(4)]);
+  const [tally] = tallies.touched();
+  const rows = countRowsOf([{ day: tally!.day, counts: tally!.encodeCounts() }], { quarters: true, perDay: true });
+  const of = (dimension: string) =>
+    rows
+      .filter((r) => r.dimension === dimension)
+      .map((r) => [r.value, ...r.n])
+      .sort();
   assert.deepEqual(of('country'), [
     ['DE', 1, 1, 0, 0],
     ['US', 0, 0, 0, 1],
@@ -94,8 +102,57 @@ test('every recorded visit adds one per dimension, in the column of its source a
     ['iOS', 1, 1, 0, 0],
     ['other', 0, 0, 0, 1],
   ]);
-  const keys = rows.map((r) => r.slice(0, 4).join('\t'));
-  assert.deepEqual(keys, [...keys].sort());
+  assert.deepEqual(
+    unpackSketches(tally!.encode().visitors).map((sketch) => estimate(decode(sketch))),
+    [1, 1, 0, 1],
+    'one visitor through /s/, one through /q/, none a bot through /s/, one through /q/',
+  );
+});
+
+test('a writer adds each flush to the tallies it holds; after forgetting them it writes as another writer from zero', () => {
+  const tallies = new Tallies();
+  const first = tallies.writer;
+  tallies.add(visits([['L1', 'a', 'DE']]));
+  tallies.touched();
+  tallies.add(visits([['L1', 'b', 'FR']]));
+  const [again] = tallies.touched();
+  assert.equal(countRowsOf([{ day: again!.day, counts: again!.encodeCounts() }], { quarters: true, perDay: false }).find((r) => r.dimension === 'time')!.n[0], 2);
+  tallies.forget();
+  assert.notEqual(tallies.writer, first);
+  tallies.add(visits([['L1', 'c', 'DE']]));
+  const [fresh] = tallies.touched();
+  assert.equal(countRowsOf([{ day: fresh!.day, counts: fresh!.encodeCounts() }], { quarters: true, perDay: false }).find((r) => r.dimension === 'time')!.n[0], 1);
+});
+
+test('reads add up the rows of every writer of a day, per hour or quarter hour, per day or over the days', () => {
+  const stored = (day: string, visitsOf: [string, string | null, string, boolean?, ('s' | 'q')?][]) => {
+    const tallies = new Tallies();
+    tallies.add(visits(visitsOf).map((v) => ({ ...v, time: Date.parse(`${day}T12:20:00Z`) })));
+    const [tally] = tallies.touched();
+    return { day, counts: tally!.encodeCounts() };
+  };
+  const rows = [stored('2026-11-14', [['L1', 'a', 'DE']]), stored('2026-11-15', [['L1', 'a', 'DE']]), stored('2026-11-15', [['L1', 'b', 'FR', false, 'q']])];
+  const hours = countRowsOf(rows, { quarters: false, perDay: false });
+  assert.deepEqual(
+    hours.filter((r) => r.dimension === 'time').map((r) => [r.day, r.value, r.n]),
+    [
+      ['2026-11-14', '12:00', [1, 0, 0, 0]],
+      ['2026-11-15', '12:00', [1, 1, 0, 0]],
+    ],
+  );
+  assert.deepEqual(
+    hours.filter((r) => r.dimension === 'country').map((r) => [r.day, r.value, r.n]),
+    [
+      ['', 'DE', [2, 0, 0, 0]],
+      ['', 'FR', [0, 1, 0, 0]],
+    ],
+  );
+  assert.deepEqual(
+    countRowsOf(rows, { quarters: true, perDay: true })
+      .filter((r) => r.dimension === 'time')
+      .map((r) => r.value),
+    ['12:15', '12:15'],
+  );
 });
 
 test('the time of day counts in UTC quarter hours', () => {

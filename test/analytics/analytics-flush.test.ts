@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { VisitRecorder } from '../../src/analytics/recorder.js';
 import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
+import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import type { Visit } from '../../src/analytics/ports.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
@@ -20,16 +21,12 @@ eachDatabase('the flush', (kind) => {
   });
   after(async () => h.close());
 
-  const counts = (linkId: string, dimension: string) =>
-    h.database.db
-      .selectFrom('visit_counts')
-      .select(['day', 'value', 's', 'q', 's_bot', 'q_bot'])
-      .where('link_id', '=', linkId)
-      .where('dimension', '=', dimension)
-      .orderBy('day')
-      .orderBy('value')
-      .execute()
-      .then((rows) => rows.map((r) => [r.day, r.value, Number(r.s), Number(r.q), Number(r.s_bot), Number(r.q_bot)]));
+  /** The link's stored counts of a dimension, every writer's added up: [day, value, s, q, s_bot, q_bot]. */
+  const counts = async (linkId: string, dimension: string) =>
+    (await new KyselyStatsStore(h.database, 0).counts(linkId, '2000-01-01', '2100-01-01', { quarters: true, perDay: true }))
+      .filter((r) => r.dimension === dimension)
+      .map((r) => [r.day, r.value, ...r.n])
+      .sort((a, b) => (`${a[0]}\t${a[1]}` < `${b[0]}\t${b[1]}` ? -1 : 1));
   const linkVisits = async (linkId: string) =>
     Number((await h.database.db.selectFrom('links').select('visits').where('id', '=', linkId).executeTakeFirstOrThrow()).visits);
 

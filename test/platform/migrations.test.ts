@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Migrator, sql, type Kysely } from 'kysely';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
+import { add, emptySketch, encode } from '../../src/analytics/visitors.js';
 import { openDatabase, type Database } from '../../src/platform/database/database.js';
 import { migrateToLatest, migrationProvider } from '../../src/platform/database/migrations.js';
 import { eachDatabase, freshDatabaseUrl } from '../helpers/databases.js';
@@ -76,11 +77,91 @@ eachDatabase('migrations from the one before', (kind) => {
     assert.deepEqual([bot.value, bot.n], ['bot', [0, 0, 0, 5]], 'the device class bot counts as bots');
     const many = (await store.counts('link-2', '2023-01-01', '2026-12-31', { quarters: true, perDay: true })).filter((c) => c.dimension === 'time');
     assert.equal(many.length, days.length);
-    const tables = await sql<{ n: number }>`select count(*) as n from visit_counts`.execute(database.db);
-    assert.ok(Number(tables.rows[0]!.n) > days.length);
+    const tables = await sql<{ n: number }>`select count(*) as n from visit_tallies`.execute(database.db);
+    assert.equal(Number(tables.rows[0]!.n), days.length + 2, 'one row per link and day');
     if (kind === 'postgres') {
       const { rows } = await sql<{ options: string[] }>`select reloptions as options from pg_class where relname = 'links'`.execute(database.db);
       assert.deepEqual(rows[0]!.options, ['fillfactor=80'], '0015 leaves room on the pages of links for HOT updates');
     }
+  });
+});
+
+eachDatabase('migrations from the one before: tallies', (kind) => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  before(async () => {
+    const fresh = await freshDatabaseUrl(kind);
+    drop = fresh.drop;
+    database = await openDatabase(fresh.url, { migrate: false });
+  });
+  after(async () => {
+    await database.close();
+    await drop();
+  });
+
+  test("0080 makes today's counts and sketches one row per link and day, keeping every count and every sketch", async () => {
+    const { error } = await new Migrator({ db: database.db, provider: migrationProvider }).migrateTo('0060_qr_designs');
+    assert.equal(error, undefined);
+    const db = database.db as Kysely<any>; // typed for the latest schema: before 0080 the counts exist
+    const count = (link_id: string, day: string, dimension: string, value: string, n: number[]) => {
+      const [s, q, s_bot, q_bot] = n;
+      return { link_id, day, dimension, value, s, q, s_bot, q_bot };
+    };
+    await db
+      .insertInto('visit_counts')
+      .values([
+        count('link-1', '2026-11-20', 'time', '08:15', [3, 1, 0, 2]),
+        count('link-1', '2026-11-20', 'time', '19:45', [1, 0, 0, 0]),
+        count('link-1', '2026-11-20', 'country', 'DE', [4, 1, 0, 2]),
+        count('link-1', '2026-11-20', 'referrer', '__proto__', [4, 1, 0, 2]),
+        count('link-1', '2026-11-21', 'time', '00:00', [0, 5, 0, 0]),
+      ])
+      .execute();
+    // More rows than the migration reads per query, a link's day split across two of them.
+    const many = Array.from({ length: 6000 }, (_, i) => count('link-2', `2026-01-${String(1 + Math.floor(i / 1100)).padStart(2, '0')}`, 'referrer', `r${i}`, [1, 0, 0, 0]));
+    for (let i = 0; i < many.length; i += 500)
+      await db
+        .insertInto('visit_counts')
+        .values(many.slice(i, i + 500))
+        .execute();
+    const sketch = (code: number) => {
+      const s = emptySketch();
+      add(s, [code]);
+      return encode(s);
+    };
+    await db
+      .insertInto('visit_visitors')
+      .values([
+        { link_id: 'link-1', day: '2026-11-20', source: 's', bot: 0, sketch: sketch(1) },
+        { link_id: 'link-1', day: '2026-11-20', source: 'q', bot: 1, sketch: sketch(2 ** 31) },
+        { link_id: 'link-3', day: '2026-11-22', source: 'q', bot: 0, sketch: sketch(7) },
+      ])
+      .execute();
+    await migrateToLatest(database.db);
+    const store = new KyselyStatsStore(database, 1000);
+    const rows = await store.counts('link-1', '2026-11-01', '2026-11-30', { quarters: true, perDay: true });
+    assert.deepEqual(
+      rows.map((r) => [r.day, r.dimension, r.value, r.n]).sort(),
+      [
+        ['2026-11-20', 'country', 'DE', [4, 1, 0, 2]],
+        ['2026-11-20', 'referrer', '__proto__', [4, 1, 0, 2]],
+        ['2026-11-20', 'time', '08:15', [3, 1, 0, 2]],
+        ['2026-11-20', 'time', '19:45', [1, 0, 0, 0]],
+        ['2026-11-21', 'time', '00:00', [0, 5, 0, 0]],
+      ],
+    );
+    const referrers = await store.counts('link-2', '2026-01-01', '2026-01-31', { quarters: true, perDay: false });
+    assert.equal(referrers.length, many.length, 'every count of the six days, across the reads');
+    const visitors = await store.visitors('link-1', '2026-11-20', '2026-11-20');
+    assert.deepEqual(
+      visitors.map((v) => [v.day, v.source, v.bot, [...v.sketch]]),
+      [
+        ['2026-11-20', 's', false, [...sketch(1)]],
+        ['2026-11-20', 'q', true, [...sketch(2 ** 31)]],
+      ],
+    );
+    assert.deepEqual((await store.visitors('link-3', '2026-11-22', '2026-11-22')).map((v) => [v.source, v.bot]), [['q', false]], 'sketches of a day without counts too');
+    const { rows: tables } = await sql<{ name: string }>`select 1 as name from visit_tallies`.execute(database.db);
+    assert.equal(tables.length, 2 + 6 + 1);
   });
 });

@@ -8,7 +8,6 @@ import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/platform/database/database.js';
 import { isUnavailable } from '../../src/platform/database/sql-errors.js';
-import { addCounts } from '../../src/platform/database/additive.js';
 
 // Another connection writes the same SQLite file (the admin CLI beside the server); here a plain second
 // connection plays that writer.
@@ -88,28 +87,4 @@ test('a transaction waits for the write lock before it starts, and gives up afte
   }
   const { rows } = await sql<{ n: number }>`select n from counter where id = 1`.execute(database.db);
   assert.equal(rows[0]!.n, 2);
-});
-
-test('addCounts inserts new keys and raises known ones, and a failing row fails the transaction, rows before it included', async () => {
-  await sql`create table pairs (k text primary key, v integer not null)`.execute(database.db);
-  const add = (db: typeof database.db, rows: unknown[][]) => addCounts(db, 'sqlite', 'pairs', ['k'], ['v'], rows);
-  await database.db.transaction().execute((tx) =>
-    add(tx, [
-      ['a', 1],
-      ['b', 2],
-    ]),
-  );
-  await database.db.transaction().execute((tx) => add(tx, [['a', 10]]));
-  const read = async () => (await sql<{ k: string; v: number }>`select k, v from pairs order by k`.execute(database.db)).rows;
-  assert.deepEqual(await read(), [
-    { k: 'a', v: 11 },
-    { k: 'b', v: 2 },
-  ]);
-  const failed = database.db.transaction().execute((tx) =>
-    add(tx, [
-      ['c', 3],
-      ['d', null],
-    ]),
-  );
-  await assert.rejects(failed, /NOT NULL/);
 });

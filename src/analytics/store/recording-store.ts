@@ -1,25 +1,28 @@
 import { type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
-import { ResettingCache } from '../../platform/resetting-cache.js';
-import { addCounts, letOthersRun, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
-import { choose, countRows, demand, TRIAL_GROUP, visitorCodes, type DayDemand, type DayGrant } from '../counts.js';
+import { letOthersRun, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
+import { choose, demand, Tallies, TRIAL_GROUP, type DayDemand, type DayGrant, type Tally } from '../counts.js';
 import type { FlushBatch, GapReason, RecordingLimits, RecordingStore, Visit } from '../ports.js';
-import { addStored } from '../visitors.js';
 import type { DB } from '../../platform/database/schema.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
 import { grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<DB>;
 
-const COUNT_KEYS = ['link_id', 'day', 'dimension', 'value'];
-const COUNTERS = ['s', 'q', 's_bot', 'q_bot'];
+/**
+ * Tallies per statement: SQLite runs each on the event loop (after each, waiting redirects are
+ * answered); on PostgreSQL each costs a round trip. Five parameters a row.
+ */
+const TALLIES_PER_STATEMENT = { sqlite: 100, postgres: 500 } as const;
+/** Visits added to the tallies at a time (a few milliseconds' work). */
+const VISITS_PER_SLICE = 2000;
 
 /** Recording storage: the flush transaction, heartbeats, and reaping of dead instances. */
 export class KyselyRecordingStore implements RecordingStore {
   private readonly db: Kysely<DB>;
   private readonly dialect: Dialect;
-  /** Visitor sketches as this instance last stored or read them (`link\tday\tsource\tbot`), encoded; forgotten when full. */
-  private readonly knownVisitors = new ResettingCache<Uint8Array>(100_000);
+  /** This instance's tallies, as its rows of `visit_tallies` hold them (counts.ts). */
+  private readonly tallies = new Tallies();
 
   constructor(database: Database) {
     this.db = database.db;
@@ -27,26 +30,50 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * One transaction. Every flush locks its days' rows first (ascending), then accounts, packs, links
-   * and gaps, each in order, so flushes of several instances wait for each other instead of deadlocking.
+   * One transaction. Every flush locks its days' rows first (ascending), then accounts, packs and
+   * links, each in order, so flushes of several instances wait for each other instead of deadlocking.
+   * Tallies need no lock: each instance writes only its own.
    */
   async flush(batch: FlushBatch): Promise<Visit[]> {
-    const { recorded, visitors } = await this.db.transaction().execute(async (tx) => {
-      const days = demand(batch.visits);
-      for (const day of days.keys()) await lockDay(tx, day);
-      const grants = new Map<string, DayGrant>();
-      for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
-      const { recorded, refused } = choose(batch.visits, grants, batch.now);
-      await addCounts(tx, this.dialect, 'visit_counts', COUNT_KEYS, COUNTERS, countRows(recorded));
-      await this.addLinkVisits(tx, recorded);
-      const visitors = await this.addVisitors(tx, recorded);
-      await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
-      await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
-      return { recorded, visitors };
-    });
-    // Only what committed is known to be stored.
-    for (const [key, sketch] of visitors) this.knownVisitors.set(key, sketch);
-    return recorded;
+    try {
+      return await this.db.transaction().execute(async (tx) => {
+        const days = demand(batch.visits);
+        for (const day of days.keys()) await lockDay(tx, day);
+        const grants = new Map<string, DayGrant>();
+        for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
+        const { recorded, refused } = choose(batch.visits, grants, batch.now);
+        // In slices, the event loop answering waiting redirects between them.
+        for (let i = 0; i < recorded.length; i += VISITS_PER_SLICE) {
+          this.tallies.add(recorded.slice(i, i + VISITS_PER_SLICE));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await this.writeTallies(tx, this.tallies.touched());
+        await this.addLinkVisits(tx, recorded);
+        await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
+        await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
+        return recorded;
+      });
+    } catch (error) {
+      // The tallies now hold visits their rows may not: from here on they are written as a new writer's.
+      this.tallies.forget();
+      throw error;
+    }
+  }
+
+  /** Each touched tally's row, written whole (only this writer writes it, so nothing is read). */
+  private async writeTallies(tx: Tx, touched: Tally[]): Promise<void> {
+    const writer = this.tallies.writer;
+    for (let i = 0; i < touched.length; i += TALLIES_PER_STATEMENT[this.dialect]) {
+      const rows = touched.slice(i, i + TALLIES_PER_STATEMENT[this.dialect]).map((t) => ({ link_id: t.linkId, day: t.day, writer, ...t.encode() }));
+      await tx
+        .insertInto('visit_tallies')
+        .values(rows)
+        .onConflict((oc) =>
+          oc.columns(['link_id', 'day', 'writer']).doUpdateSet((eb) => ({ counts: eb.ref('excluded.counts'), visitors: eb.ref('excluded.visitors') })),
+        )
+        .execute();
+      await letOthersRun(this.dialect);
+    }
   }
 
   /**
@@ -93,40 +120,6 @@ export class KyselyRecordingStore implements RecordingStore {
       rows.map(([id]) => id),
     );
     await raiseColumn(tx, this.dialect, 'links', 'id', 'visits', rows);
-  }
-
-  /**
-   * Adds the flush's visitor codes to the stored sketches; their day rows are locked, so no one else
-   * writes them meanwhile. A sketch this instance knows to be stored already with every code's rank
-   * (most visits of a returning visitor) is neither read nor written. Returns the sketches as stored now.
-   */
-  private async addVisitors(tx: Tx, recorded: Visit[]): Promise<Map<string, Uint8Array>> {
-    const written = new Map<string, Uint8Array>();
-    let statements = 0;
-    for (const [key, codes] of visitorCodes(recorded)) {
-      const known = this.knownVisitors.get(key);
-      if (known !== undefined && addStored(known, codes) === undefined) continue;
-      if (++statements % 250 === 0) await letOthersRun(this.dialect);
-      const [linkId, day, source, bot] = key.split('\t') as [string, string, string, string];
-      const cell = { link_id: linkId, day, source, bot: Number(bot) };
-      const stored = await tx
-        .selectFrom('visit_visitors')
-        .select('sketch')
-        .where('link_id', '=', linkId)
-        .where('day', '=', day)
-        .where('source', '=', source)
-        .where('bot', '=', cell.bot)
-        .executeTakeFirst();
-      const sketch = addStored(stored?.sketch ?? new Uint8Array(0), codes);
-      if (sketch !== undefined)
-        await tx
-          .insertInto('visit_visitors')
-          .values({ ...cell, sketch })
-          .onConflict((oc) => oc.columns(['link_id', 'day', 'source', 'bot']).doUpdateSet({ sketch }))
-          .execute();
-      written.set(key, sketch ?? stored!.sketch);
-    }
-    return written;
   }
 
   async beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {

@@ -3,14 +3,8 @@ import type { Database } from '../../platform/database/database.js';
 import type { CountRow, CountView, Gap, GapReason, Source, StatsStore, TaggedLink } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import { holdsTag } from '../../links/link-tags.js';
-
-type Counted = { day: string; dimension: string; value: string; s: number; q: number; s_bot: number; q_bot: number };
-const toRow = (r: Counted): CountRow => ({
-  day: r.day,
-  dimension: r.dimension,
-  value: r.value,
-  n: [Number(r.s), Number(r.q), Number(r.s_bot), Number(r.q_bot)],
-});
+import { countRowsOf } from '../counts.js';
+import { unpackSketches } from '../visitors.js';
 
 /** Reads of the counts, sketches and gaps (there are no raw visits), and of recording allowances. */
 export class KyselyStatsStore implements StatsStore {
@@ -24,22 +18,14 @@ export class KyselyStatsStore implements StatsStore {
   }
 
   async counts(linkId: string, fromDay: string, toDay: string, view: CountView): Promise<CountRow[]> {
-    const sums = [sql<number>`sum(s)`.as('s'), sql<number>`sum(q)`.as('q'), sql<number>`sum(s_bot)`.as('s_bot'), sql<number>`sum(q_bot)`.as('q_bot')];
-    const days = this.db.selectFrom('visit_counts').where('link_id', '=', linkId).where('day', '>=', fromDay).where('day', '<=', toDay);
-    // The database sums: a 90-day window holds tens of thousands of rows, its answer a few thousand.
-    const slot = view.quarters ? sql<string>`value` : sql<string>`substr(value, 1, 3) || '00'`;
-    const times = days
-      .select(['day', sql<string>`'time'`.as('dimension'), slot.as('value'), ...sums])
-      .where('dimension', '=', 'time')
-      .groupBy(['day', slot]);
-    const values = view.perDay
-      ? days.select(['day', 'dimension', 'value', 's', 'q', 's_bot', 'q_bot']).where('dimension', '<>', 'time')
-      : days
-          .select([sql<string>`''`.as('day'), 'dimension', 'value', ...sums])
-          .where('dimension', '<>', 'time')
-          .groupBy(['dimension', 'value']);
-    const [timeRows, valueRows] = await Promise.all([times.execute(), values.execute()]);
-    return [...timeRows, ...valueRows].map(toRow);
+    const rows = await this.db
+      .selectFrom('visit_tallies')
+      .select(['day', 'counts'])
+      .where('link_id', '=', linkId)
+      .where('day', '>=', fromDay)
+      .where('day', '<=', toDay)
+      .execute();
+    return countRowsOf(rows, view);
   }
 
   /**
@@ -54,9 +40,9 @@ export class KyselyStatsStore implements StatsStore {
       .where(holdsTag(tag))
       .execute();
     if (links.length === 0) return { links, rows: [] };
-    const rows = await this.db
-      .selectFrom('visit_counts')
-      .select(['link_id', 'day', 'dimension', 'value', 's', 'q', 's_bot', 'q_bot'])
+    const stored = await this.db
+      .selectFrom('visit_tallies')
+      .select(['link_id', 'day', 'counts'])
       .where(
         'link_id',
         'in',
@@ -64,20 +50,30 @@ export class KyselyStatsStore implements StatsStore {
       )
       .where('day', '>=', fromDay)
       .where('day', '<=', toDay)
-      .where('dimension', '=', 'time')
       .execute();
-    return { links, rows: rows.map((r) => ({ ...toRow(r), linkId: r.link_id })) };
+    const byLink = new Map<string, typeof stored>();
+    for (const row of stored) byLink.set(row.link_id, [...(byLink.get(row.link_id) ?? []), row]);
+    const rows = [...byLink].flatMap(([linkId, days]) =>
+      countRowsOf(days, { quarters: true, perDay: true })
+        .filter((row) => row.dimension === 'time')
+        .map((row) => ({ ...row, linkId })),
+    );
+    return { links, rows };
   }
 
-  async visitors(linkId: string, fromDay: string, toDay: string) {
+  async visitors(linkId: string, fromDay: string, toDay: string): Promise<{ day: string; source: Source; bot: boolean; sketch: Uint8Array }[]> {
     const rows = await this.db
-      .selectFrom('visit_visitors')
-      .select(['day', 'source', 'bot', 'sketch'])
+      .selectFrom('visit_tallies')
+      .select(['day', 'visitors'])
       .where('link_id', '=', linkId)
       .where('day', '>=', fromDay)
       .where('day', '<=', toDay)
       .execute();
-    return rows.map((r) => ({ day: r.day, source: r.source as Source, bot: Number(r.bot) === 1, sketch: r.sketch }));
+    return rows.flatMap((r) =>
+      unpackSketches(r.visitors).flatMap((sketch, at) =>
+        sketch.length === 0 ? [] : [{ day: r.day, source: at % 2 === 1 ? 'q' : 's', bot: at >= 2, sketch }],
+      ),
+    );
   }
 
   async gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]> {

@@ -1,6 +1,6 @@
 import { sql, type QueryExecutorProvider } from 'kysely';
 import type { Dialect } from './database.js';
-import { jsonRows, type Column } from './json-rows.js';
+import { jsonRows } from './json-rows.js';
 
 /**
  * Rows per statement. SQLite runs a statement on the event loop: after each, waiting redirects are
@@ -11,31 +11,6 @@ const CHUNK: Record<Dialect, number> = { sqlite: 500, postgres: 5000 };
 /** SQLite runs statements on the event loop: between batches of them, waiting redirects are answered. */
 export async function letOthersRun(dialect: Dialect): Promise<void> {
   if (dialect === 'sqlite') await new Promise((resolve) => setImmediate(resolve));
-}
-
-/**
- * Adds counts to a table: a new key is inserted, a known one raised (`n = n + excluded.n`), so writers
- * never read a row and never overwrite each other's. `rows` are the key columns, then the counters,
- * sorted by key: every writer takes its row locks in that order.
- */
-export async function addCounts(
-  db: QueryExecutorProvider,
-  dialect: Dialect,
-  table: string,
-  keys: string[],
-  counters: string[],
-  rows: unknown[][],
-): Promise<void> {
-  const columns: Column[] = [...keys.map((k): Column => [k, 'text']), ...counters.map((c): Column => [c, 'bigint'])];
-  const names = sql.join(columns.map(([name]) => sql.ref(name)));
-  const raise = sql.join(counters.map((c) => sql`${sql.ref(c)} = ${sql.ref(`${table}.${c}`)} + excluded.${sql.ref(c)}`));
-  for (let i = 0; i < rows.length; i += CHUNK[dialect]) {
-    const chunk = jsonRows(dialect, rows.slice(i, i + CHUNK[dialect]), columns);
-    // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
-    await sql`insert into ${sql.table(table)} (${names}) select ${names} from ${chunk} as v where true
-      on conflict (${sql.join(keys.map((k) => sql.ref(k)))}) do update set ${raise}`.execute(db);
-    await letOthersRun(dialect);
-  }
 }
 
 /**

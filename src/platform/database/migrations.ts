@@ -12,6 +12,7 @@ import * as visitCounts from './migrations/0020-visit-counts.js';
 import * as trustAndSafety from './migrations/0050-trust-and-safety.js';
 import * as twoFactor from './migrations/0051-two-factor.js';
 import * as qrDesigns from './migrations/0060-qr-designs.js';
+import * as visitTallies from './migrations/0080-visit-tallies.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0050_trust_and_safety': trustAndSafety,
   '0051_two_factor': twoFactor,
   '0060_qr_designs': qrDesigns,
+  '0080_visit_tallies': visitTallies,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

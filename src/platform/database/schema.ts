@@ -209,25 +209,17 @@ export interface SettingTable {
 }
 
 // Visit recording (src/analytics).
-/** Visits per link, UTC day, dimension and value, split four ways (src/analytics/counts.ts). */
-export interface VisitCountTable {
+/**
+ * A link's counts and unique-visitor sketches of one UTC day, as one writer (an instance, until it
+ * forgets its tallies) counted them: `counts` is JSON, per dimension `[value, s, q, s_bot, q_bot, …]`;
+ * `visitors` the four sketches, packed (src/analytics/counts.ts, visitors.ts). Reads add the writers up.
+ */
+export interface VisitTallyTable {
   link_id: string;
   day: string;
-  dimension: string;
-  value: string;
-  s: number;
-  q: number;
-  s_bot: number;
-  q_bot: number;
-}
-
-/** A HyperLogLog sketch of the visitors of a link, day, source and class (src/analytics/visitors.ts). */
-export interface VisitVisitorTable {
-  link_id: string;
-  day: string;
-  source: string;
-  bot: number;
-  sketch: Uint8Array;
+  writer: string;
+  counts: string;
+  visitors: Uint8Array;
 }
 
 /** Visits recorded per UTC day, service-wide: people's against TRACKING_DAILY_LIMIT, bots' against their own. */
@@ -282,8 +274,7 @@ export interface DB {
   audit_log: AuditLogTable;
   recovery_codes: RecoveryCodeTable;
   qr_designs: QrDesignTable;
-  visit_counts: VisitCountTable;
-  visit_visitors: VisitVisitorTable;
+  visit_tallies: VisitTallyTable;
   visit_days: VisitDayTable;
   visit_months: VisitMonthTable;
   visit_gaps: VisitGapTable;
