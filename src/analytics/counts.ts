@@ -39,7 +39,8 @@ type Values = Map<string, number[]>;
  * four columns; and per column, the sketch of its unique visitors (visitors.ts, stored form).
  */
 export class Tally {
-  readonly counts = Object.fromEntries(DIMENSIONS.map((d) => [d, new Map()])) as Record<Dimension, Values>;
+  /** Per dimension, in the order of DIMENSIONS. */
+  private readonly counts: Values[] = DIMENSIONS.map(() => new Map<string, number[]>());
   readonly sketches: Uint8Array[] = [EMPTY, EMPTY, EMPTY, EMPTY];
   /** Visitor codes of the visits added since the sketches were last brought up to date, per column. */
   private codes: number[][] | undefined;
@@ -53,12 +54,13 @@ export class Tally {
   add(visit: Visit, quarter: string): void {
     const at = column(visit.source, visit.agent.bot);
     const { agent } = visit;
-    count(this.counts.time, quarter, at);
-    count(this.counts.country, visit.country, at);
-    count(this.counts.device, agent.device, at);
-    count(this.counts.browser, agent.browser, at);
-    count(this.counts.os, agent.os, at);
-    count(this.counts.referrer, visit.referrer, at);
+    const counts = this.counts;
+    count(counts[0]!, quarter, at);
+    count(counts[1]!, visit.country, at);
+    count(counts[2]!, agent.device, at);
+    count(counts[3]!, agent.browser, at);
+    count(counts[4]!, agent.os, at);
+    count(counts[5]!, visit.referrer, at);
     ((this.codes ??= [[], [], [], []])[at] as number[]).push(visit.visitor);
   }
 
@@ -80,10 +82,10 @@ export class Tally {
   /** The stored form of the counts: per dimension a flat list `[value, s, q, s_bot, q_bot, value, …]`. */
   encodeCounts(): string {
     const out: Record<string, (string | number)[]> = {};
-    for (const dimension of DIMENSIONS) {
+    DIMENSIONS.forEach((dimension, i) => {
       const flat: (string | number)[] = (out[dimension] = []);
-      for (const [value, n] of this.counts[dimension]) flat.push(value, n[0]!, n[1]!, n[2]!, n[3]!);
-    }
+      for (const [value, n] of this.counts[i]!) flat.push(value, n[0]!, n[1]!, n[2]!, n[3]!);
+    });
     return JSON.stringify(out);
   }
 }

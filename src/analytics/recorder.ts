@@ -3,6 +3,9 @@ import type { Clock } from '../platform/time.js';
 import { addShortfall } from './counts.js';
 import type { RecordingLimits, RecordingStore, Shortfall, Visit } from './ports.js';
 
+/** The longest pause between two flushes, however long the last one took: freshness at full load (docs/adr/0042). */
+const MAX_SPACING_MS = 3000;
+
 export interface RecorderOptions {
   store: RecordingStore;
   now: Clock;
@@ -29,8 +32,10 @@ export interface RecordingActivity {
  * Records visits off the redirect's critical path: `record` appends a visit to a list, and about once
  * a second a flush transaction (the store) grants what the allowances and ceilings allow, adds the
  * recorded visits to the counts and writes the heartbeat. The next flush starts a flush interval after
- * the last one started, but never sooner than that interval after it ended: under load flushes space
- * themselves out by their own length. A failed flush keeps its visits for the next one.
+ * the last one started, and no sooner than nine times the last one's length after it ended (at most
+ * MAX_SPACING_MS): flushing takes at most about a tenth of the process's time, and under load each
+ * flush writes more visits per tally (a flush's cost follows the tallies it writes more than its
+ * visits), while the stats stay within seconds of the visits. A failed flush keeps its visits for the next one.
  */
 export class VisitRecorder {
   readonly instanceId = crypto.randomUUID();
@@ -84,7 +89,7 @@ export class VisitRecorder {
         .catch(this.o.onError)
         .finally(() => {
           const ended = performance.now();
-          const due = Math.max(started + this.o.flushIntervalMs, ended + Math.min(this.o.flushIntervalMs, ended - started)) - ended;
+          const due = Math.max(started + this.o.flushIntervalMs, ended + Math.min(MAX_SPACING_MS, 9 * (ended - started))) - ended;
           if (!this.stopped) this.schedule(due);
         });
     }, ms);

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { networkOf } from '../platform/network.js';
 import { ResettingCache } from '../platform/resetting-cache.js';
-import { utcDay } from '../platform/time.js';
+import { DAY_MS, utcDay } from '../platform/time.js';
 
 /**
  * Unique visitors per day, approximate and private (docs/adr/0067). A visitor is its network and user
@@ -18,7 +18,8 @@ const INDEX_BITS = 12;
 
 /** The visitor code of a network and user agent under the day's salt: a new salt each UTC day. */
 export class VisitorCodes {
-  private day = '';
+  /** The UTC day (days since 1970) of the salt. */
+  private day = NaN;
   private salt: Buffer = Buffer.alloc(0);
   private codes = new ResettingCache<number>(50_000);
 
@@ -29,10 +30,10 @@ export class VisitorCodes {
   constructor(private readonly secret: string) {}
 
   code(address: string, userAgent: string, time: number): number {
-    const day = utcDay(time);
+    const day = Math.floor(time / DAY_MS);
     if (day !== this.day) {
       this.day = day;
-      this.salt = crypto.createHmac('sha256', this.secret).update(`visitors ${day}`).digest();
+      this.salt = crypto.createHmac('sha256', this.secret).update(`visitors ${utcDay(time)}`).digest();
       this.codes = new ResettingCache<number>(50_000);
     }
     const key = `${networkOf(address)}\n${userAgent.slice(0, 512)}`;

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { VisitRecorder } from '../../src/analytics/recorder.js';
@@ -121,6 +123,98 @@ eachDatabase('the flush', (kind) => {
     await recorder.flush();
     await recorder.stop();
     assert.equal(await linkVisits(link.id), 2);
+  });
+
+  test('a flush that fails after adding to its tallies writes from then on as a new writer: no visit counted twice or lost', async () => {
+    const link = await linkWithKey(h);
+    const store = new KyselyRecordingStore(h.database);
+    const recorder = new VisitRecorder({
+      store,
+      now: h.clock.now,
+      limits: LIMITS,
+      flushIntervalMs: 1000,
+      heartbeatIntervalMs: 5000,
+      bufferMaxVisits: 1000,
+      onError: () => {},
+    });
+    const one = (country: string): Visit => ({
+      link: { id: link.id, accountId: link.accountId },
+      time: h.clock.now(),
+      source: 's',
+      agent: person,
+      country,
+      referrer: 'direct',
+      visitor: 1,
+    });
+    const db = h.database.db;
+    // The database refuses tally rows, so the flush fails after the visits went into the tallies.
+    const refuse = async () => {
+      if (kind === 'sqlite') {
+        await sql`create trigger refuse_insert before insert on visit_tallies begin select raise(abort, 'tallies away'); end`.execute(db);
+        await sql`create trigger refuse_update before update on visit_tallies begin select raise(abort, 'tallies away'); end`.execute(db);
+      } else {
+        await sql`create function refuse_tally() returns trigger language plpgsql as $$ begin raise exception 'tallies away'; end $$`.execute(db);
+        await sql`create trigger refuse_tally before insert or update on visit_tallies for each row execute function refuse_tally()`.execute(db);
+      }
+    };
+    const accept = async () => {
+      if (kind === 'sqlite') {
+        await sql`drop trigger refuse_insert`.execute(db);
+        await sql`drop trigger refuse_update`.execute(db);
+      } else {
+        await sql`drop trigger refuse_tally on visit_tallies`.execute(db);
+        await sql`drop function refuse_tally()`.execute(db);
+      }
+    };
+    recorder.record(one('DE'));
+    await recorder.flush();
+    await refuse();
+    try {
+      recorder.record(one('FR'));
+      await assert.rejects(recorder.flush());
+    } finally {
+      await accept();
+    }
+    recorder.record(one('FR'));
+    await recorder.flush();
+    await recorder.stop();
+    const today = new Date(h.clock.now()).toISOString().slice(0, 10);
+    assert.deepEqual(await counts(link.id, 'country'), [
+      [today, 'DE', 1, 0, 0, 0],
+      [today, 'FR', 2, 0, 0, 0],
+    ]);
+    assert.equal(await linkVisits(link.id), 3);
+  });
+
+  test('flushes space themselves out: the next starts no sooner than nine times the last one\'s length after it ended', async () => {
+    const store = new KyselyRecordingStore(h.database);
+    const spans: [number, number][] = [];
+    // A database that takes 100 ms a heartbeat.
+    const slow = {
+      beat: async (...args: Parameters<typeof store.beat>) => {
+        const started = performance.now();
+        await sleep(100);
+        await store.beat(...args);
+        spans.push([started, performance.now()]);
+      },
+    };
+    const recorder = new VisitRecorder({
+      store: Object.setPrototypeOf(slow, store) as KyselyRecordingStore,
+      now: h.clock.now,
+      limits: LIMITS,
+      flushIntervalMs: 100,
+      heartbeatIntervalMs: 60_000,
+      bufferMaxVisits: 1000,
+      onError: () => {},
+    });
+    recorder.start();
+    await until('three heartbeats', () => spans.length >= 3, 20_000);
+    await recorder.stop();
+    for (let i = 1; i < 3; i++) {
+      const [started, ended] = spans[i - 1]!;
+      // Timers may fire a millisecond early.
+      assert.ok(spans[i]![0] - ended >= 9 * (ended - started) - 2, `flush ${i + 1} started ${spans[i]![0] - ended} ms after one of ${ended - started} ms`);
+    }
   });
 });
 
