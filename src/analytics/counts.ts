@@ -44,6 +44,8 @@ export class Tally {
   readonly sketches: Uint8Array[] = [EMPTY, EMPTY, EMPTY, EMPTY];
   /** Visitor codes of the visits added since the sketches were last brought up to date, per column. */
   private codes: number[][] | undefined;
+  /** Visits added since the last `takeAdded`. */
+  private added = 0;
 
   constructor(
     readonly linkId: string,
@@ -62,6 +64,14 @@ export class Tally {
     count(counts[4]!, agent.os, at);
     count(counts[5]!, visit.referrer, at);
     ((this.codes ??= [[], [], [], []])[at] as number[]).push(visit.visitor);
+    this.added++;
+  }
+
+  /** How many visits were added since the last call. */
+  takeAdded(): number {
+    const added = this.added;
+    this.added = 0;
+    return added;
   }
 
   /** The stored form: the counts (encodeCounts) and the sketches, brought up to date and packed. */
@@ -205,6 +215,16 @@ export interface DayGrant {
   accounts: Map<string, number>;
   reasons: Map<string, GapReason>;
   bots: number;
+}
+
+/** Whether the grants give every day all it asked: then every visit is recorded, and none need choosing. */
+export function grantsAll(days: Map<string, DayDemand>, grants: Map<string, DayGrant>): boolean {
+  for (const [day, want] of days) {
+    const grant = grants.get(day)!;
+    if (grant.bots < want.bots) return false;
+    for (const [account, n] of want.accounts) if ((grant.accounts.get(account) ?? 0) < n) return false;
+  }
+  return true;
 }
 
 /**

@@ -5,6 +5,8 @@ import type { RecordingLimits, RecordingStore, Shortfall, Visit } from './ports.
 
 /** The longest pause between two flushes, however long the last one took: freshness at full load (docs/adr/0042). */
 const MAX_SPACING_MS = 3000;
+/** From this many visits a flush, the instance counts as busy recording (ordinary load is far below). */
+const SPACED_FROM_VISITS = 5000;
 
 export interface RecorderOptions {
   store: RecordingStore;
@@ -32,10 +34,12 @@ export interface RecordingActivity {
  * Records visits off the redirect's critical path: `record` appends a visit to a list, and about once
  * a second a flush transaction (the store) grants what the allowances and ceilings allow, adds the
  * recorded visits to the counts and writes the heartbeat. The next flush starts a flush interval after
- * the last one started, and no sooner than nine times the last one's length after it ended (at most
- * MAX_SPACING_MS): flushing takes at most about a tenth of the process's time, and under load each
- * flush writes more visits per tally (a flush's cost follows the tallies it writes more than its
- * visits), while the stats stay within seconds of the visits. A failed flush keeps its visits for the next one.
+ * the last one started. After a flush of at least SPACED_FROM_VISITS visits (a busy instance), the next
+ * starts no sooner than four times its length after it ended (at most MAX_SPACING_MS): flushing takes
+ * at most about a fifth of the process's time, and each flush writes more visits per tally (its cost
+ * follows the tallies it writes more than its visits), while the stats stay within seconds of the
+ * visits. After a smaller but long one (a slow database), no sooner than its length, at most an
+ * interval. A failed flush keeps its visits for the next one.
  */
 export class VisitRecorder {
   readonly instanceId = crypto.randomUUID();
@@ -49,6 +53,8 @@ export class VisitRecorder {
   private stopped = false;
   private startedAt = 0;
   private lastReap = -Infinity;
+  /** Visits the last flush carried: whether the machine is busy recording, not a slow database or a cold start. */
+  private lastFlushVisits = 0;
 
   constructor(private readonly o: RecorderOptions) {}
 
@@ -89,7 +95,9 @@ export class VisitRecorder {
         .catch(this.o.onError)
         .finally(() => {
           const ended = performance.now();
-          const due = Math.max(started + this.o.flushIntervalMs, ended + Math.min(MAX_SPACING_MS, 9 * (ended - started))) - ended;
+          const took = ended - started;
+          const spacing = this.lastFlushVisits >= SPACED_FROM_VISITS ? Math.min(MAX_SPACING_MS, 4 * took) : Math.min(this.o.flushIntervalMs, took);
+          const due = Math.max(started + this.o.flushIntervalMs, ended + spacing) - ended;
           if (!this.stopped) this.schedule(due);
         });
     }, ms);
@@ -110,6 +118,7 @@ export class VisitRecorder {
   /** One flush transaction; on failure its visits wait, ahead of newer ones, for the next. Returns success. */
   private async flushOnce(): Promise<boolean> {
     const now = this.o.now();
+    this.lastFlushVisits = this.pending.length;
     if (this.pending.length === 0 && this.dropped.size === 0) {
       await this.o.store.beat(this.instanceId, this.startedAt, now, now);
       return true;
