@@ -33,7 +33,10 @@ export class VisitorCodes {
     const day = Math.floor(time / DAY_MS);
     if (day !== this.day) {
       this.day = day;
-      this.salt = crypto.createHmac('sha256', this.secret).update(`visitors ${utcDay(time)}`).digest();
+      this.salt = crypto
+        .createHmac('sha256', this.secret)
+        .update(`visitors ${utcDay(time)}`)
+        .digest();
       this.codes = new ResettingCache<number>(50_000);
     }
     const key = `${networkOf(address)}\n${userAgent.slice(0, 512)}`;
@@ -165,7 +168,7 @@ export function packSketches(sketches: readonly Uint8Array[]): Uint8Array {
 
 export function unpackSketches(packed: Uint8Array): Uint8Array[] {
   const sketches: Uint8Array[] = [];
-  for (let at = 0; at + 2 <= packed.length; ) {
+  for (let at = 0; at + 2 <= packed.length;) {
     const length = (packed[at]! << 8) | packed[at + 1]!;
     sketches.push(packed.subarray(at + 2, at + 2 + length));
     at += 2 + length;

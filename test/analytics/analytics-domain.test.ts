@@ -73,7 +73,7 @@ test('each account records its first visits in the order they arrived, as many a
   );
 });
 
-test('every recorded visit adds one per dimension, in the column of its source and class, and its code to that column\'s sketch', () => {
+test("every recorded visit adds one per dimension, in the column of its source and class, and its code to that column's sketch", () => {
   const tallies = new Tallies();
   tallies.add(
     visits([
@@ -116,12 +116,18 @@ test('a writer adds each flush to the tallies it holds; after forgetting them it
   tallies.touched();
   tallies.add(visits([['L1', 'b', 'FR']]));
   const [again] = tallies.touched();
-  assert.equal(countRowsOf([{ day: again!.day, counts: again!.encodeCounts() }], { quarters: true, perDay: false }).find((r) => r.dimension === 'time')!.n[0], 2);
+  assert.equal(
+    countRowsOf([{ day: again!.day, counts: again!.encodeCounts() }], { quarters: true, perDay: false }).find((r) => r.dimension === 'time')!.n[0],
+    2,
+  );
   tallies.forget();
   assert.notEqual(tallies.writer, first);
   tallies.add(visits([['L1', 'c', 'DE']]));
   const [fresh] = tallies.touched();
-  assert.equal(countRowsOf([{ day: fresh!.day, counts: fresh!.encodeCounts() }], { quarters: true, perDay: false }).find((r) => r.dimension === 'time')!.n[0], 1);
+  assert.equal(
+    countRowsOf([{ day: fresh!.day, counts: fresh!.encodeCounts() }], { quarters: true, perDay: false }).find((r) => r.dimension === 'time')!.n[0],
+    1,
+  );
 });
 
 test('reads add up the rows of every writer of a day, per hour or quarter hour, per day or over the days', () => {

@@ -186,12 +186,21 @@ eachDatabase('the flush', (kind) => {
     assert.equal(await linkVisits(link.id), 3);
   });
 
-  test('a busy instance\'s flushes space themselves out: the next starts no sooner than four times the last one\'s length after it ended', async () => {
+  test("a busy instance's flushes space themselves out: the next starts no sooner than four times the last one's length after it ended", async () => {
     const link = await linkWithKey(h);
     const store = new KyselyRecordingStore(h.database);
     const spans: [number, number][] = [];
     const busy = () => {
-      for (let i = 0; i < 5000; i++) recorder.record({ link: { id: link.id, accountId: link.accountId }, time: h.clock.now(), source: 's', agent: person, country: 'DE', referrer: 'direct', visitor: i });
+      for (let i = 0; i < 5000; i++)
+        recorder.record({
+          link: { id: link.id, accountId: link.accountId },
+          time: h.clock.now(),
+          source: 's',
+          agent: person,
+          country: 'DE',
+          referrer: 'direct',
+          visitor: i,
+        });
     };
     // A database that takes 100 ms more a flush; 5,000 visits arrive for every flush.
     const slow = {

@@ -110,7 +110,18 @@ eachDatabase('what a stats request narrows and on which clock', (kind) => {
     const today = body.daily.at(-1);
     // Four visitors: what a sketch of exactly these four estimates. That is 4, or 3 in the rare
     // deployment whose secret puts two of them in one register (1 in about 700): the count is approximate.
-    assert.deepEqual([today.total, today.visitors], [10, await estimateOf(h, [['203.0.113.1', UA.iphone], ['203.0.113.1', UA.windows], ['203.0.113.2', UA.iphone], ['2001:db8:5:6::1', UA.iphone]])]);
+    assert.deepEqual(
+      [today.total, today.visitors],
+      [
+        10,
+        await estimateOf(h, [
+          ['203.0.113.1', UA.iphone],
+          ['203.0.113.1', UA.windows],
+          ['203.0.113.2', UA.iphone],
+          ['2001:db8:5:6::1', UA.iphone],
+        ]),
+      ],
+    );
   });
 });
 

@@ -118,7 +118,9 @@ eachDatabase('migrations from the one before: tallies', (kind) => {
       ])
       .execute();
     // More rows than the migration reads per query, a link's day split across two of them.
-    const many = Array.from({ length: 6000 }, (_, i) => count('link-2', `2026-01-${String(1 + Math.floor(i / 1100)).padStart(2, '0')}`, 'referrer', `r${i}`, [1, 0, 0, 0]));
+    const many = Array.from({ length: 6000 }, (_, i) =>
+      count('link-2', `2026-01-${String(1 + Math.floor(i / 1100)).padStart(2, '0')}`, 'referrer', `r${i}`, [1, 0, 0, 0]),
+    );
     for (let i = 0; i < many.length; i += 500)
       await db
         .insertInto('visit_counts')
@@ -140,16 +142,13 @@ eachDatabase('migrations from the one before: tallies', (kind) => {
     await migrateToLatest(database.db);
     const store = new KyselyStatsStore(database, 1000);
     const rows = await store.counts('link-1', '2026-11-01', '2026-11-30', { quarters: true, perDay: true });
-    assert.deepEqual(
-      rows.map((r) => [r.day, r.dimension, r.value, r.n]).sort(),
-      [
-        ['2026-11-20', 'country', 'DE', [4, 1, 0, 2]],
-        ['2026-11-20', 'referrer', '__proto__', [4, 1, 0, 2]],
-        ['2026-11-20', 'time', '08:15', [3, 1, 0, 2]],
-        ['2026-11-20', 'time', '19:45', [1, 0, 0, 0]],
-        ['2026-11-21', 'time', '00:00', [0, 5, 0, 0]],
-      ],
-    );
+    assert.deepEqual(rows.map((r) => [r.day, r.dimension, r.value, r.n]).sort(), [
+      ['2026-11-20', 'country', 'DE', [4, 1, 0, 2]],
+      ['2026-11-20', 'referrer', '__proto__', [4, 1, 0, 2]],
+      ['2026-11-20', 'time', '08:15', [3, 1, 0, 2]],
+      ['2026-11-20', 'time', '19:45', [1, 0, 0, 0]],
+      ['2026-11-21', 'time', '00:00', [0, 5, 0, 0]],
+    ]);
     const referrers = await store.counts('link-2', '2026-01-01', '2026-01-31', { quarters: true, perDay: false });
     assert.equal(referrers.length, many.length, 'every count of the six days, across the reads');
     const visitors = await store.visitors('link-1', '2026-11-20', '2026-11-20');
@@ -160,7 +159,11 @@ eachDatabase('migrations from the one before: tallies', (kind) => {
         ['2026-11-20', 'q', true, [...sketch(2 ** 31)]],
       ],
     );
-    assert.deepEqual((await store.visitors('link-3', '2026-11-22', '2026-11-22')).map((v) => [v.source, v.bot]), [['q', false]], 'sketches of a day without counts too');
+    assert.deepEqual(
+      (await store.visitors('link-3', '2026-11-22', '2026-11-22')).map((v) => [v.source, v.bot]),
+      [['q', false]],
+      'sketches of a day without counts too',
+    );
     const { rows: tables } = await sql<{ name: string }>`select 1 as name from visit_tallies`.execute(database.db);
     assert.equal(tables.length, 2 + 6 + 1);
   });

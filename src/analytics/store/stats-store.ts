@@ -70,9 +70,7 @@ export class KyselyStatsStore implements StatsStore {
       .where('day', '<=', toDay)
       .execute();
     return rows.flatMap((r) =>
-      unpackSketches(r.visitors).flatMap((sketch, at) =>
-        sketch.length === 0 ? [] : [{ day: r.day, source: at % 2 === 1 ? 'q' : 's', bot: at >= 2, sketch }],
-      ),
+      unpackSketches(r.visitors).flatMap((sketch, at) => (sketch.length === 0 ? [] : [{ day: r.day, source: at % 2 === 1 ? 'q' : 's', bot: at >= 2, sketch }])),
     );
   }
 
