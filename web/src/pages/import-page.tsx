@@ -36,7 +36,14 @@ export default function ImportPage() {
         Make up to {API_LIMITS.links.importMaxRows} links at once, one a row, such as a poster for each place of a campaign. Rows are checked first; nothing is
         made until you choose Create links.
       </p>
-      <RowsForm text={text} onText={state.setText} unreadable={state.unreadable} busy={state.check.busy} onCheck={() => void state.check.run()} />
+      <RowsForm
+        key={state.id}
+        text={text}
+        onText={state.setText}
+        unreadable={state.unreadable}
+        busy={state.check.busy}
+        onCheck={() => void state.check.run()}
+      />
       <ErrorMessage error={state.check.error} />
       {checked && sums && (
         <section aria-labelledby="checked-heading">
@@ -65,17 +72,17 @@ export default function ImportPage() {
           <RowTable rows={checked.rows} outcomes={state.outcomes} price={PRICE} />
         </section>
       )}
+      {/* Open until the run ends: its button stays disabled meanwhile, so a second click lands nowhere. */}
       <ConfirmDialog
         open={asking}
-        title={`Pay for ${plural(sums?.paid ?? 0, 'link', 'links')}?`}
+        title={`Spend up to ${plural(sums?.credits ?? 0, 'credit', 'credits')}?`}
         confirmLabel={`Spend ${formatNumber(sums?.credits ?? 0)} credits`}
-        onConfirm={() => {
-          setAsking(false);
-          void state.create.run();
-        }}
+        busy={state.create.busy}
+        onConfirm={() => void state.create.run().finally(() => setAsking(false))}
         onCancel={() => setAsking(false)}
       >
         {sums && checked && <PaymentText sums={sums} available={checked.quote.purchasedAvailable} />}
+        {state.create.busy && <ProgressLine progress={state.progress} waiting={state.waiting} />}
       </ConfirmDialog>
       <p>
         <a href="/app/links">Back to your links</a>
@@ -94,7 +101,7 @@ function Summary({ checked, sums }: { checked: Checked; sums: Totals }) {
         {makeable > 0 && (
           <>
             {plural(makeable, 'link', 'links')} can be made: {formatNumber(sums.free)} free and {formatNumber(sums.paid)} for{' '}
-            <strong>{plural(sums.paid * PRICE, 'credit', 'credits')}</strong> in all.{' '}
+            <strong>{plural(sums.paid * PRICE, 'credit', 'credits')}</strong> in all ({formatNumber(available)} available).{' '}
           </>
         )}
         {sums.made > 0 && `${plural(sums.made, 'link was', 'links were')} made by this import already. `}
@@ -116,14 +123,22 @@ function Summary({ checked, sums }: { checked: Checked; sums: Totals }) {
 const toMakeNothing = (sums: Totals): boolean => sums.free + sums.paid + sums.resend === 0;
 
 function PaymentText({ sums, available }: { sums: Totals; available?: number }) {
+  const resent = sums.credits - sums.paid * PRICE;
   return (
     <>
-      <p>
-        {plural(sums.paid, 'link is', 'links are')} past this month’s free links: {sums.paid === 1 ? 'it costs' : 'they cost'}{' '}
-        <strong>{plural(sums.paid * PRICE, 'credit', 'credits')}</strong> from your purchased balance
-        {available !== undefined && ` (${formatNumber(available)} available)`}. {sums.free > 0 && `The other ${formatNumber(sums.free)} are free. `}
-      </p>
-      {sums.resend > 0 && <p>Rows sent before without an answer are sent again as they were; one already made costs nothing more.</p>}
+      {sums.paid > 0 && (
+        <p>
+          {plural(sums.paid, 'link is', 'links are')} past this month’s free links: {sums.paid === 1 ? 'it costs' : 'they cost'}{' '}
+          <strong>{plural(sums.paid * PRICE, 'credit', 'credits')}</strong> from your purchased balance
+          {available !== undefined && ` (${formatNumber(available)} available)`}.{sums.free > 0 && ` The other ${formatNumber(sums.free)} are free.`}
+        </p>
+      )}
+      {resent > 0 && (
+        <p>
+          {plural(sums.resend, 'row was', 'rows were')} sent before without an answer and {sums.resend === 1 ? 'is' : 'are'} sent again as before, for up to{' '}
+          {plural(resent, 'credit', 'credits')}: a link made already costs nothing more.
+        </p>
+      )}
       <p>A link that cannot be made costs nothing.</p>
     </>
   );

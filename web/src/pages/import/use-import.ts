@@ -124,7 +124,23 @@ export function useImport() {
     if (saved.current.text.trim() !== '') void check.run();
   }, []);
 
-  return { text, setText, checked, unreadable, progress, waiting, stop, ran, leftOut, check, create, zip, startAgain, outcomes: saved.current.outcomes };
+  return {
+    id: saved.current.id,
+    text,
+    setText,
+    checked,
+    unreadable,
+    progress,
+    waiting,
+    stop,
+    ran,
+    leftOut,
+    check,
+    create,
+    zip,
+    startAgain,
+    outcomes: saved.current.outcomes,
+  };
 }
 
 /** The links this import made, in the order of their rows. */
