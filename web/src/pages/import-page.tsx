@@ -24,7 +24,6 @@ export default function ImportPage() {
   const [asking, setAsking] = useState(false);
   const sums = checked && totals(checked.rows);
   const stale = checked !== undefined && checked.text !== text;
-  const toMake = sums ? sums.free + sums.paid + sums.resend : 0;
   const made = madeLinks(checked);
   const busy = state.check.busy || state.create.busy || state.zip.busy;
   const create = () => (sums && sums.credits > 0 ? setAsking(true) : void state.create.run());
@@ -51,7 +50,7 @@ export default function ImportPage() {
           <Summary checked={checked} sums={sums} />
           {stale && <p class="notice warning">The rows have changed since they were checked: check them again before creating links.</p>}
           <div class="actions">
-            <button type="button" class="primary" onClick={create} disabled={busy || stale || toMake === 0}>
+            <button type="button" class="primary" onClick={create} disabled={busy || stale || leftToMake(sums) === 0}>
               Create links
             </button>
             {made.length > 0 && (
@@ -107,7 +106,7 @@ function Summary({ checked, sums }: { checked: Checked; sums: Totals }) {
         {sums.made > 0 && `${plural(sums.made, 'link was', 'links were')} made by this import already. `}
         {sums.resend > 0 && `${plural(sums.resend, 'row was', 'rows were')} sent without an answer: sent again, each is made once at most. `}
         {sums.bad > 0 && `${plural(sums.bad, 'row cannot', 'rows cannot')} be made: the table says why.`}
-        {toMakeNothing(sums) && ' Nothing is left to make.'}
+        {leftToMake(sums) === 0 && ' Nothing is left to make.'}
       </p>
       {checked.ignored.length > 0 && <p class="hint">Columns left out: {checked.ignored.join(', ')}.</p>}
       {sums.credits > available && (
@@ -120,7 +119,8 @@ function Summary({ checked, sums }: { checked: Checked; sums: Totals }) {
   );
 }
 
-const toMakeNothing = (sums: Totals): boolean => sums.free + sums.paid + sums.resend === 0;
+/** Rows Create links would send. */
+const leftToMake = (sums: Totals): number => sums.free + sums.paid + sums.resend;
 
 function PaymentText({ sums, available }: { sums: Totals; available?: number }) {
   const resent = sums.credits - sums.paid * PRICE;

@@ -33,7 +33,7 @@ export interface Progress {
  */
 export function useImport() {
   const saved = useRef<SavedImport>(loadImport());
-  const [text, setText] = useState(saved.current.text);
+  const [text, setShownText] = useState(saved.current.text);
   const [checked, setChecked] = useState<Checked>();
   const [unreadable, setUnreadable] = useState<CsvError>();
   const [progress, setProgress] = useState<Progress>();
@@ -43,9 +43,14 @@ export function useImport() {
   const [leftOut, setLeftOut] = useState<LeftOut[]>();
   const [, setChanges] = useState(0);
 
-  const recheck = async (rowsText: string): Promise<Checked | undefined> => {
-    saved.current.text = rowsText;
+  // What is typed is kept as it is typed: a reload or a sign-in brings it back.
+  const setText = (next: string) => {
+    saved.current.text = next;
     saveImport(saved.current);
+    setShownText(next);
+  };
+
+  const recheck = async (rowsText: string): Promise<Checked | undefined> => {
     let read;
     try {
       read = readRows(rowsText);
@@ -110,7 +115,6 @@ export function useImport() {
 
   const startAgain = () => {
     saved.current = newImport();
-    saveImport(saved.current);
     setText('');
     setChecked(undefined);
     setUnreadable(undefined);
