@@ -128,6 +128,15 @@ test('the first rows take the free links left, the rest are paid; made rows are 
   assert.deepEqual(planned[4]!.send, { target: 'https://example.org/4', maxCredits: 10 });
   assert.deepEqual(totals(planned), { bad: 0, made: 1, free: 2, paid: 2, resend: 1, credits: 30 });
   assert.equal(ranges([1, 2, 3, 5, 7, 8]), '1–3, 5, 7–8');
+  const repeated = await checkRows(readRows('destination\nhttps://example.org/0\nhttps://example.org/0').rows, 'import-1', HOST);
+  assert.deepEqual(
+    planRows(repeated, { [repeated[0]!.key]: outcomes[checked[0]!.key]! }, 0).map((row) => [row.plan, row.outcome?.state]),
+    [
+      ['made', 'made'],
+      ['bad', undefined],
+    ],
+    'a repeated row shares the key of the row it repeats, not its link',
+  );
 });
 
 test('ZIP file names come from titles: plain, short, never reserved, unique ignoring case', () => {

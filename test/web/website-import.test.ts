@@ -217,7 +217,10 @@ eachDatabase('a person on the website: importing links', (kind) => {
   });
 
   test('the ZIP holds each made link’s code as SVG and PNG, named by its title, each decoding to the link’s QR URL', { skip: browserSkip }, async () => {
+    const zipScripts = () => page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => /\/qr-zip-[^/]*\.js$/.test(entry.name)).length);
+    assert.equal(await zipScripts(), 0, 'the ZIP maker is not part of the page until it is asked for');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download QR codes (ZIP)' }).click()]);
+    assert.equal(await zipScripts(), 1);
     assert.equal(download.suggestedFilename(), 'qr-codes.zip');
     const files = unzipSync(new Uint8Array(fs.readFileSync(await download.path())));
     const made = (await links()).filter((link) => link.title !== '' && !link.target.includes('first') && !link.target.includes('second'));

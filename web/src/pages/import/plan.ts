@@ -27,8 +27,9 @@ export function planRows(rows: CheckedRow[], outcomes: Record<string, Outcome>, 
   let free = freeLinks;
   return rows.map((row) => {
     const outcome = outcomes[row.key];
+    // First: a row repeating an earlier one shares its key, and so its outcome, but is not its own link.
+    if (row.problem) return { ...row, plan: 'bad' };
     if (outcome?.state === 'made') return { ...row, plan: 'made', outcome };
-    if (row.problem) return { ...row, plan: 'bad', outcome };
     if (outcome?.state === 'sending') return { ...row, plan: 'resend', outcome, send: outcome.body };
     if (free > 0) {
       free--;

@@ -44,7 +44,7 @@ export function RowTable({ rows, outcomes, price }: { rows: PlannedRow[]; outcom
             <td data-label="Alias">{row.body.alias ?? '—'}</td>
             <td data-label="Tags">{row.body.tags ?? '—'}</td>
             <td data-label="Status">
-              <RowStatus row={row} outcome={outcomes[row.key]} price={price} />
+              <RowStatus row={row} outcome={row.plan === 'bad' ? undefined : outcomes[row.key]} price={price} />
             </td>
           </tr>
         ))}
@@ -59,6 +59,7 @@ function RowStatus({ row, outcome, price }: { row: PlannedRow; outcome?: Outcome
       {note}
     </span>
   ));
+  if (row.plan === 'bad') return <strong class="status bad">Cannot be made: {row.problem}</strong>;
   if (outcome?.state === 'made') {
     return (
       <>
@@ -66,7 +67,6 @@ function RowStatus({ row, outcome, price }: { row: PlannedRow; outcome?: Outcome
       </>
     );
   }
-  if (row.plan === 'bad') return <strong class="status bad">Cannot be made: {row.problem}</strong>;
   if (outcome?.state === 'sending') return <span class="status">Sent without an answer yet: sent again, never made twice.</span>;
   return (
     <>

@@ -10,7 +10,8 @@ import { notMadeBecause } from './row-table.js';
  * stopped without an answer, which row may or may not have been made and which were not sent.
  */
 export function RunReport({ rows, outcomes, stop }: { rows: PlannedRow[]; outcomes: Record<string, Outcome>; stop?: RunStop }) {
-  const outcome = (row: PlannedRow) => outcomes[row.key];
+  // A bad row shares no outcome: one repeating an earlier row has that row's key.
+  const outcome = (row: PlannedRow) => (row.plan === 'bad' ? undefined : outcomes[row.key]);
   const made = rows.filter((row) => outcome(row)?.state === 'made').map((row) => row.row);
   const unsettled = rows.filter((row) => outcome(row)?.state === 'sending').map((row) => row.row);
   const refused = rows.flatMap((row) => {
