@@ -1,11 +1,10 @@
-import ipaddr from 'ipaddr.js';
-import { AppError } from '../platform/errors.js';
-import { API_LIMITS } from '../platform/api-limits.js';
-
-/*
+/**
  * The rules on a target's text alone: no DNS, no file system, no Node module, so that the website's
  * import checks rows by the very rules creation applies (targets.ts adds what needs the machine).
  */
+import ipaddr from 'ipaddr.js';
+import { AppError } from '../platform/errors.js';
+import { API_LIMITS } from '../platform/api-limits.js';
 
 /**
  * The host names this service answers to, normalised as WHATWG URL normalises a target's host (lower
