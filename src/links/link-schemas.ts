@@ -135,7 +135,23 @@ export const ClaimLinkBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const AliasParams = Type.Object({ alias: Type.String({ maxLength: bounds.aliasMaxLength, pattern: ALIAS_PATTERN }) }, { additionalProperties: false });
+const aliasText = () => Type.String({ maxLength: bounds.aliasMaxLength, pattern: ALIAS_PATTERN });
+
+export const AliasParams = Type.Object({ alias: aliasText() }, { additionalProperties: false });
+
+export const AliasCheckBody = Type.Object(
+  { aliases: Type.Array(aliasText(), { minItems: 1, maxItems: bounds.importMaxRows, description: 'The aliases to look up (case matters)' }) },
+  { additionalProperties: false },
+);
+
+export const AliasCheckAnswer = Type.Object(
+  {
+    aliases: Type.Array(Type.Object({ alias: Type.String(), available: Type.Boolean() }, { additionalProperties: false }), {
+      description: 'One entry per alias asked about, in the order asked',
+    }),
+  },
+  { additionalProperties: false, $id: 'AliasCheck', title: 'AliasCheck' },
+);
 
 export const AliasAvailability = Type.Object(
   {

@@ -213,6 +213,13 @@ export class LinkService {
     return { alias, available: false, ...(suggestion ? { suggestion } : {}) };
   }
 
+  /** Which of many aliases are free (the website's import checks its rows at once); no suggestions. */
+  async aliasesAvailability(principal: Principal, aliases: string[]): Promise<{ alias: string; available: boolean }[]> {
+    requireAccount(principal, 'links:write');
+    const taken = await this.deps.links.takenSlugs([...new Set(aliases)]);
+    return aliases.map((alias) => ({ alias, available: !taken.has(alias) }));
+  }
+
   /**
    * A trial link made in this browser becomes a link of the account, with no expiry: a free link of
    * the month while they last, past them the extra-link price when the caller allowed it, as creation.

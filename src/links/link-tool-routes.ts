@@ -4,7 +4,7 @@ import { UuidParams } from '../platform/http/common-schemas.js';
 import { GENERAL, errorResponses, ok } from '../platform/http/openapi-responses.js';
 import { tags } from '../platform/http/openapi-document.js';
 import { API_LIMITS } from '../platform/api-limits.js';
-import { AliasAvailability, AliasParams, ClaimLinkBody, Link, TagList } from './link-schemas.js';
+import { AliasAvailability, AliasCheckAnswer, AliasCheckBody, AliasParams, ClaimLinkBody, Link, TagList } from './link-schemas.js';
 import { linksCsv } from './links-csv.js';
 
 const { prices, trial } = API_LIMITS;
@@ -52,6 +52,23 @@ export const linkToolRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       },
     },
     async (request) => links.aliasAvailability(request.principal, request.params.alias),
+  );
+
+  app.post(
+    '/aliases/check',
+    {
+      config: { auth: { scope: 'links:write' } },
+      schema: {
+        operationId: 'checkAliases',
+        tags: tags('links'),
+        summary: `Which of up to ${API_LIMITS.links.importMaxRows} aliases are free; nothing is created or spent`,
+        description:
+          'A read in one request where `GET /aliases/{alias}` would take one per alias (the website checks an import’s rows with it). The same rule: a slug is never reused, and the answer may be stale a moment later; creation decides. An alias asked twice is answered twice.',
+        body: AliasCheckBody,
+        response: { 200: ok(AliasCheckAnswer, 'Each alias with whether it is free.'), ...errorResponses({}) },
+      },
+    },
+    async (request) => ({ aliases: await links.aliasesAvailability(request.principal, request.body.aliases) }),
   );
 
   app.get(

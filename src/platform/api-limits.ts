@@ -28,6 +28,8 @@ export const API_LIMITS = freezeSections({
     tagsMaxLength: 160,
     /** Most links in one CSV export (GET /links/export). */
     exportMax: 100_000,
+    /** Not in API.md: most rows of one import on the website, and so most aliases one POST /aliases/check takes. */
+    importMaxRows: 500,
   },
   stats: { minDays: 1, maxDays: 90, defaultDays: 30, topReferrers: 50 },
   qr: {

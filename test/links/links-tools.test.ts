@@ -59,6 +59,30 @@ eachDatabase('the links page’s tools: tags, sorting, alias suggestions, CSV ex
     assert.equal((await h.request('GET', '/aliases/no%20spaces', { key })).status, 400);
   });
 
+  test('many aliases are checked in one request, in the order asked, whoever took them; nothing is made', async () => {
+    const { key, accountId } = await h.account();
+    const other = await h.account();
+    const stamp = Date.now();
+    await h.createLink({ target: 'https://example.org/mine', alias: `mine-${stamp}` }, { key });
+    await h.createLink({ target: 'https://example.org/theirs', alias: `theirs-${stamp}` }, { key: other.key });
+    const asked = [`theirs-${stamp}`, `free-${stamp}`, `mine-${stamp}`, `Mine-${stamp}`, `free-${stamp}`];
+    const res = await h.request('POST', '/aliases/check', { key, body: { aliases: asked } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.body.aliases,
+      asked.map((alias) => ({ alias, available: alias.startsWith('free') || alias.startsWith('Mine') })),
+      'case matters, as aliases are case-sensitive',
+    );
+    assert.equal(await h.linkCount(accountId), 1);
+    const most = Array.from({ length: 500 }, (_, i) => `bulk-${i}`);
+    assert.equal((await h.request('POST', '/aliases/check', { key, body: { aliases: most } })).status, 200);
+    for (const body of [{ aliases: [...most, 'one-more'] }, { aliases: [] }, { aliases: ['no spaces'] }, {}]) {
+      assert.equal((await h.request('POST', '/aliases/check', { key, body })).status, 400, JSON.stringify(body).slice(0, 40));
+    }
+    const reader = await h.keyFor(accountId, 'links:read');
+    assert.equal((await h.request('POST', '/aliases/check', { key: reader, body: { aliases: ['x'] } })).status, 403);
+  });
+
   test('the CSV export holds every link, newest first, with formulas neutralised', async () => {
     const { key } = await h.account();
     for (let i = 0; i < 55; i++) {

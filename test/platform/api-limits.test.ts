@@ -19,6 +19,7 @@ test('the module holds the figures of API.md part 8', () => {
     titleMaxLength: 100,
     tagsMaxLength: 160,
     exportMax: 100_000, // ours: most links in one CSV export
+    importMaxRows: 500, // ours: most rows of one import, and aliases of one check
   });
   assert.deepEqual(stats, { minDays: 1, maxDays: 90, defaultDays: 30, topReferrers: 50 });
   assert.deepEqual(qr, {

@@ -93,9 +93,12 @@ export function collectCspViolations(page: Page): string[] {
   return found;
 }
 
-/** Screenshots go to a temporary folder, and to docs/screenshots/ for the README with UPDATE_SCREENSHOTS=1. */
-export async function screenshot(page: Page, name: string, folder: string): Promise<void> {
+/**
+ * Screenshots go to a temporary folder, and to docs/screenshots/ for the README with UPDATE_SCREENSHOTS=1.
+ * The whole page, or with `fullPage: false` what the window shows (the top of a long page).
+ */
+export async function screenshot(page: Page, name: string, folder: string, options: { fullPage?: boolean } = {}): Promise<void> {
   const file = path.join(folder, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage: options.fullPage ?? true });
   if (process.env.UPDATE_SCREENSHOTS === '1') fs.copyFileSync(file, path.join(ROOT, 'docs/screenshots', `${name}.png`));
 }

@@ -189,7 +189,7 @@ eachDatabase('a person’s first hour on the website', (kind) => {
     const current = await page.locator('nav[aria-label="Main"] [aria-current="page"]').allInnerTexts();
     assert.deepEqual(current, ['New link']);
     const taken = (await postInPage(page, '/api/v1/links', { target: 'https://example.org/x', alias: `menu-${kind}` })).body.slug;
-    await page.getByLabel('Destination URL').fill('example.org/spring?lang=en');
+    await page.getByLabel('Destination URL').fill('example.org/spring?lang=en&utm_source=old&q=a%20b');
     await page.getByLabel('Alias').fill(taken);
     await page.getByLabel('UTM source').fill('poster');
     await page.getByLabel('UTM medium').fill('print');
@@ -197,12 +197,13 @@ eachDatabase('a person’s first hour on the website', (kind) => {
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.locator('.field-error').waitFor();
     assert.match(await fieldError(page, 'Alias'), new RegExp(`The alias ${taken} is taken\\. ${taken}-2 is free`));
-    assert.equal(await page.getByLabel('Destination URL').inputValue(), 'https://example.org/spring?lang=en');
+    assert.equal(await page.getByLabel('Destination URL').inputValue(), 'https://example.org/spring?lang=en&utm_source=old&q=a%20b');
     await shots('new-link-alias-taken');
     await page.getByRole('button', { name: `Use ${taken}-2` }).click();
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.waitForURL(/\/app\/links\/[0-9a-f-]{36}\?created=1$/);
-    await page.getByText('https://example.org/spring?lang=en&utm_source=poster&utm_medium=print&utm_campaign=spring').first().waitFor();
+    // The field's utm_source replaces the one in the address; the other parameters stay as written.
+    await page.getByText('https://example.org/spring?lang=en&q=a%20b&utm_source=poster&utm_medium=print&utm_campaign=spring').first().waitFor();
     const pageCurrent = await page.locator('nav[aria-label="Main"] [aria-current="page"]').allInnerTexts();
     assert.deepEqual(pageCurrent, ['Links']);
     await shots('link-page');

@@ -30,6 +30,7 @@ export const ROUTES: Route[] = [
   { path: '/app/trial/:id', title: 'Your trial link', access: 'anyone', load: () => import('./pages/trial-page.js') },
   { path: '/app/links', title: 'Links', access: 'signed-in', nav: 'Links', load: () => import('./pages/links-page.js') },
   { path: '/app/links/new', title: 'New link', access: 'signed-in', nav: 'New link', load: () => import('./pages/new-link-page.js') },
+  { path: '/app/links/import', title: 'Import links', access: 'signed-in', load: () => import('./pages/import-page.js') },
   { path: '/app/links/:id', title: 'Link', access: 'signed-in', load: () => import('./pages/link-page.js') },
   { path: '/app/campaigns', title: 'Campaigns', access: 'signed-in', nav: 'Campaigns', load: () => import('./pages/campaigns-page.js') },
   { path: '/app/campaigns/:tag', title: 'Campaign', access: 'signed-in', load: () => import('./pages/campaign-page.js') },

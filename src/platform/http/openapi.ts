@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ErrorBody } from './common-schemas.js';
 import { completeResponses, type DocumentOperation } from './openapi-responses.js';
 import { OPENAPI_INFO, OPENAPI_TAGS, RESPONSE_HEADERS, SECURITY_SCHEMES } from './openapi-document.js';
-import { AliasAvailability, Link, LinkCreated, LinkFields, LinkList, TagList, TrialAllowance } from '../../links/link-schemas.js';
+import { AliasAvailability, AliasCheckAnswer, Link, LinkCreated, LinkFields, LinkList, TagList, TrialAllowance } from '../../links/link-schemas.js';
 import { CapacityPack, QuoteResult, Usage } from '../../billing/billing-schemas.js';
 import { Stats, TagStats } from '../../analytics/stats-schemas.js';
 
@@ -16,6 +16,7 @@ const COMPONENTS = [
   LinkList,
   TrialAllowance,
   AliasAvailability,
+  AliasCheckAnswer,
   TagList,
   Usage,
   QuoteResult,

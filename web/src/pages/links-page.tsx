@@ -73,6 +73,9 @@ export default function LinksPage({ query }: PageProps) {
           <a class="button primary" href="/app/links/new">
             New link
           </a>
+          <a class="button secondary" href="/app/links/import">
+            Import links
+          </a>
           <ExportButton />
         </div>
       </div>

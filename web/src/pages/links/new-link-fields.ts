@@ -14,25 +14,43 @@ export const EMPTY_FIELDS: Fields = { target: '', alias: '', title: '', tags: ''
 
 /**
  * The destination as it is saved: `https://` added when no scheme was typed, and the UTM fields
- * added as utm_source, utm_medium and utm_campaign (replacing any already in the address). An address
- * the browser cannot read is sent as typed, for the server to refuse in its own words.
+ * appended as utm_source, utm_medium and utm_campaign. A field replaces a parameter of the same name
+ * already in the address (one value each, the one just typed); every other parameter keeps its place
+ * and its encoding, and the fragment stays last. An address the browser cannot read is sent as typed,
+ * for the server to refuse in its own words.
  */
 export function destinationOf(fields: Pick<Fields, 'target' | 'utmSource' | 'utmMedium' | 'utmCampaign'>): string {
   const target = withScheme(fields.target);
-  const utm: [string, string][] = [
-    ['utm_source', fields.utmSource.trim()],
-    ['utm_medium', fields.utmMedium.trim()],
-    ['utm_campaign', fields.utmCampaign.trim()],
-  ];
-  if (utm.every(([, value]) => value === '')) return target;
+  const utm = (
+    [
+      ['utm_source', fields.utmSource.trim()],
+      ['utm_medium', fields.utmMedium.trim()],
+      ['utm_campaign', fields.utmCampaign.trim()],
+    ] as const
+  ).filter(([, value]) => value !== '');
+  if (utm.length === 0) return target;
   let url: URL;
   try {
     url = new URL(target);
   } catch {
     return target;
   }
-  for (const [name, value] of utm) if (value !== '') url.searchParams.set(name, value);
+  const kept = url.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => pair !== '' && !utm.some(([name]) => parameterName(pair) === name));
+  url.search = [...kept, ...utm.map(([name, value]) => `${name}=${encodeURIComponent(value)}`)].join('&');
   return url.href;
+}
+
+/** The decoded name of one `name=value` pair of a query, as a server would read it. */
+function parameterName(pair: string): string {
+  const name = pair.split('=', 1)[0]!.replaceAll('+', ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
 }
 
 export const bodyOf = (fields: Fields, maxCredits: number) => ({
