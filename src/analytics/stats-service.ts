@@ -8,7 +8,7 @@ import { toCsv, type CsvRow } from './csv.js';
 import type { CountRow, StatsStore } from './ports.js';
 import type { Stats, TagStats } from './stats-schemas.js';
 import { StatsWindow, type Day, type StatsRequest } from './stats-window.js';
-import { decode, estimate, merge, type Sketch } from './visitors.js';
+import { decode, estimate, mergeStored, type Sketch } from './visitors.js';
 import { isZone } from './zones.js';
 
 export type StatsResult = Static<typeof Stats>;
@@ -123,7 +123,7 @@ export class StatsService {
       if (!w.columns.includes((row.source === 'q' ? 1 : 0) + (row.bot ? 2 : 0))) continue;
       const into = sketches.get(row.day);
       if (into === undefined) sketches.set(row.day, decode(row.sketch));
-      else merge(into, decode(row.sketch));
+      else mergeStored(into, row.sketch);
     }
     return new Map([...sketches].map(([day, sketch]) => [day, estimate(sketch)]));
   }

@@ -69,6 +69,15 @@ export function add(sketch: Sketch, codes: readonly number[]): boolean {
   return changed;
 }
 
+/** Merges a stored sketch into `into` without decoding it first: the sketch of the union. */
+export function mergeStored(into: Sketch, stored: Uint8Array): void {
+  if (stored.length === REGISTERS) return merge(into, stored);
+  for (let at = 0; at + 3 <= stored.length; at += 3) {
+    const index = (stored[at]! << 8) | stored[at + 1]!;
+    if (into[index]! < stored[at + 2]!) into[index] = stored[at + 2]!;
+  }
+}
+
 /** Merges `from` into `into`, register by register: the sketch of the union. */
 export function merge(into: Sketch, from: Sketch): void {
   for (let i = 0; i < REGISTERS; i++) if (into[i]! < from[i]!) into[i] = from[i]!;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { test } from 'node:test';
-import { add, decode, emptySketch, encode, estimate, merge, REGISTERS, VisitorCodes, type Sketch } from '../../src/analytics/visitors.js';
+import { add, decode, emptySketch, encode, estimate, merge, mergeStored, REGISTERS, VisitorCodes, type Sketch } from '../../src/analytics/visitors.js';
 
 const DAY = Date.UTC(2026, 10, 15, 12);
 /** A deployment's secret, as settings-store.ts makes it; a new one per call. */
@@ -69,4 +69,23 @@ test("the salt comes from the deployment's secret and the UTC day: instances of 
   assert.notEqual(one.code('2001:db8:1:2::1', 'Mozilla/5.0', DAY), today);
   assert.equal(one.code('2001:db8:1:2::1', 'Mozilla/5.0', DAY), two.code('2001:db8:1:2:ffff::9', 'Mozilla/5.0', DAY), 'an IPv6 visitor is its /64');
   assert.ok(Number.isInteger(today) && today >= 0 && today < 2 ** 32, 'only a 32-bit code is kept of the visitor');
+});
+
+test('a stored sketch, sparse or full, merges into another as its decoded form does', () => {
+  for (const size of [20, 3000]) {
+    const into = emptySketch();
+    add(
+      into,
+      Array.from({ length: 50 }, () => crypto.randomInt(2 ** 32)),
+    );
+    const from = emptySketch();
+    add(
+      from,
+      Array.from({ length: size }, () => crypto.randomInt(2 ** 32)),
+    );
+    const expected = Uint8Array.from(into);
+    merge(expected, from);
+    mergeStored(into, encode(from));
+    assert.deepEqual(into, expected, `${size} visitors`);
+  }
 });
