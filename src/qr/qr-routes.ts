@@ -32,7 +32,11 @@ const DESIGN_REFUSALS = { ...REFUSALS, invalid_request: `${REFUSALS.invalid_requ
  * opened directly, nothing in it may run or load anything but its own embedded logo.
  */
 function sendSvg(reply: FastifyReply, svg: string): FastifyReply {
-  return reply.type('image/svg+xml').header('content-security-policy', "default-src 'none'; img-src data:").header('x-content-type-options', 'nosniff').send(svg);
+  return reply
+    .type('image/svg+xml')
+    .header('content-security-policy', "default-src 'none'; img-src data:")
+    .header('x-content-type-options', 'nosniff')
+    .send(svg);
 }
 
 export const qrRoutes: FastifyPluginAsyncTypebox<{ qr: QrService }> = async (app, { qr }) => {

@@ -32,3 +32,13 @@ export async function scanSvg(svg: string, width?: number): Promise<ScanResult> 
   const fromZxing = await readBarcodes(new Uint8Array(image.asPng()), { formats: ['QRCode'], tryHarder: false, tryInvert: false, maxNumberOfSymbols: 1 });
   return { jsqr: fromJsqr?.data ?? null, zxing: fromZxing[0]?.text ?? null, ecLevel: fromZxing[0]?.ecLevel ?? null };
 }
+
+/**
+ * Reads a PNG file with the same two decoders, at its own pixels: wrapped as the only content of an
+ * SVG of its size, which resvg draws one to one.
+ */
+export async function scanPng(png: Buffer): Promise<ScanResult> {
+  const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><image href="data:image/png;base64,${png.toString('base64')}" width="${width}" height="${height}"/></svg>`;
+  return scanSvg(svg);
+}
