@@ -22,9 +22,8 @@ export function PrintControls({ design, onDesign }: PrintProps) {
         value={design.callToAction}
         onValue={(callToAction) => onDesign({ callToAction })}
         maxLength={callToActionMaxLength}
-        placeholder="Scan for the menu"
         error={callToActionProblem(design.callToAction)}
-        hint={`Drawn in a frame around the code, at most ${callToActionMaxLength} characters. Leave it empty for no frame.`}
+        hint={`For example “Scan for the menu”: drawn in a frame around the code, at most ${callToActionMaxLength} characters. Leave it empty for no frame.`}
       />
       <div class="field checkbox">
         <input
