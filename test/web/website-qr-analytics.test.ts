@@ -6,7 +6,7 @@ import { until } from '../helpers/load.js';
 import { logoPng } from '../helpers/png.js';
 import { scanPng, scanSvg } from '../helpers/qr-scan.js';
 import { axeInBothModes, browserSkip, collectCspViolations, download, sectionShot } from './browser.js';
-import { admin, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
+import { admin, fetchInPage, createLinkWithKey, newPage, signIn, startWebsite, type MadeLink, type WebsiteWorld } from './website-server.js';
 
 const EMAIL = 'grace@example.com';
 const PASSWORD = 'copper-lantern-meadow-4412';
@@ -18,13 +18,6 @@ const ALLOWANCE = 4;
 const PAGE_REFRESH_MS = 10_000;
 /** How long new visits may take to be recorded, and then shown. */
 const SHOWN_MS = 30_000;
-
-interface MadeLink {
-  id: string;
-  slug: string;
-  shortUrl: string;
-  qrUrl: string;
-}
 
 eachDatabase('the QR designer and analytics on a link page', (kind) => {
   let world: WebsiteWorld;
@@ -39,13 +32,7 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     world = await startWebsite(kind, { FREE_VISITS_PER_MONTH: String(ALLOWANCE) });
     const account = await admin(world, 'accounts create', { email: EMAIL, password: PASSWORD });
     const { key } = await admin(world, 'keys create', { account: account.id, scopes: 'links:write' });
-    const made = await fetch(`${world.server.baseUrl}/api/v1/links`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
-      body: JSON.stringify({ target: 'https://example.com/autumn-poster', title: 'Autumn poster' }),
-    });
-    assert.equal(made.status, 200);
-    link = (await made.json()) as MadeLink;
+    link = await createLinkWithKey(world, key, { target: 'https://example.com/autumn-poster', title: 'Autumn poster' });
     ({ context, page } = await newPage(world));
     // The page's timers run on a clock the test can move on: its refresh need not be waited out.
     await context.clock.install();

@@ -9,7 +9,7 @@ import { eachDatabase } from '../helpers/databases.js';
 import { logoPng } from '../helpers/png.js';
 import { scanPng, scanSvg } from '../helpers/qr-scan.js';
 import { axeInBothModes, browserSkip, collectCspViolations, download, sectionShot } from './browser.js';
-import { admin, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
+import { admin, createLinkWithKey, newPage, signIn, startWebsite, type MadeLink, type WebsiteWorld } from './website-server.js';
 
 /** pdftoppm and pdfinfo (Debian's poppler-utils) read the downloaded PDF; CI installs them (.ci/run). */
 const popplerSkip = (() => {
@@ -23,13 +23,6 @@ const popplerSkip = (() => {
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'copper-lantern-meadow-4412';
 const CALL_TO_ACTION = 'Scan for the menu';
-
-interface MadeLink {
-  id: string;
-  slug: string;
-  shortUrl: string;
-  qrUrl: string;
-}
 
 eachDatabase('the print-ready QR kit on a link page', (kind) => {
   let world: WebsiteWorld;
@@ -48,13 +41,7 @@ eachDatabase('the print-ready QR kit on a link page', (kind) => {
     world = await startWebsite(kind);
     const account = await admin(world, 'accounts create', { email: EMAIL, password: PASSWORD });
     ({ key } = await admin(world, 'keys create', { account: account.id, scopes: 'links:write,qr:read' }));
-    const made = await fetch(`${world.server.baseUrl}/api/v1/links`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
-      body: JSON.stringify({ target: 'https://example.com/bistro-menu', title: 'Bistro menu' }),
-    });
-    assert.equal(made.status, 200);
-    link = (await made.json()) as MadeLink;
+    link = await createLinkWithKey(world, key, { target: 'https://example.com/bistro-menu', title: 'Bistro menu' });
     ({ context, page } = await newPage(world, { width: 1280 }));
     csp = collectCspViolations(page);
     page.on('request', (request) => void (request.resourceType() === 'script' && scripts.push(request.url())));
