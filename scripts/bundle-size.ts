@@ -17,6 +17,7 @@ interface Chunk {
   isEntry?: boolean;
   isDynamicEntry?: boolean;
   imports?: string[];
+  dynamicImports?: string[];
 }
 type Manifest = Record<string, Chunk>;
 
@@ -33,7 +34,6 @@ function closure(manifest: Manifest, key: string, seen = new Set<string>()): Set
 export function measure(outDir = OUT): { page: string; bytes: number }[] {
   const manifest = JSON.parse(fs.readFileSync(path.join(outDir, '.vite/manifest.json'), 'utf8')) as Manifest;
   const entries = Object.keys(manifest).filter((key) => manifest[key]!.isEntry);
-  const pages = Object.keys(manifest).filter((key) => manifest[key]!.isDynamicEntry);
   const gzipped = new Map<string, number>();
   const size = (key: string) => {
     const file = manifest[key]!.file;
@@ -43,6 +43,9 @@ export function measure(outDir = OUT): { page: string; bytes: number }[] {
   };
   return entries.flatMap((entry) => {
     const shell = closure(manifest, entry);
+    // The pages are what the shell loads on demand (the router's page chunks); what a page loads on
+    // demand in turn (the QR decoder, the PDF writer) is not a page and not initial.
+    const pages = [...new Set([...shell].flatMap((key) => manifest[key]?.dynamicImports ?? []))];
     const targets = pages.length > 0 ? pages : [entry];
     return targets.map((page) => {
       const initial = new Set([...shell, ...closure(manifest, page)]);

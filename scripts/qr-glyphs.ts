@@ -9,23 +9,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import opentype from 'opentype.js';
+import { FRAME_CHARACTERS } from '../src/qr/frame-characters.js';
 
 const require = createRequire(import.meta.url);
 const fontFile = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf/DejaVuSans-Bold.ttf');
 const out = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/qr/glyphs.ts');
 
-/** Printable ASCII, Latin-1, and the typographic marks people type in a call to action. */
-function characters(): string[] {
-  const codes: number[] = [];
-  for (let c = 0x20; c <= 0x7e; c++) codes.push(c);
-  for (let c = 0xa0; c <= 0xff; c++) codes.push(c);
-  codes.push(0x2013, 0x2014, 0x2018, 0x2019, 0x201c, 0x201d, 0x2026, 0x20ac, 0x2192, 0x0152, 0x0153);
-  return codes.map((c) => String.fromCodePoint(c));
-}
-
 const font = opentype.parse(fs.readFileSync(fontFile).buffer);
 const glyphs: Record<string, [number, string]> = {};
-for (const ch of characters()) {
+for (const ch of FRAME_CHARACTERS) {
   const glyph = font.charToGlyph(ch);
   if (glyph.index === 0) continue;
   // Font units, y up; the frame flips y when it places a glyph. Integers: the font's own grid.

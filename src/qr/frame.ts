@@ -23,6 +23,11 @@ const BORDER = 0.04;
 const BAND = 0.2;
 const CAPTION = 0.11;
 
+/** The code's share of the file's width (its quiet zone included): all of it, or less the frame's border. */
+export function codeWidthShare(framed: boolean): number {
+  return framed ? 1 - 2 * BORDER : 1;
+}
+
 /**
  * The file is `size` wide whatever is around the code, so a print size is the size of the whole
  * piece; the code shrinks by the frame's border and the file grows downwards by the band and the

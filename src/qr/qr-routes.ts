@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UuidParams } from '../platform/http/common-schemas.js';
 import { GENERAL, errorResponses } from '../platform/http/openapi-responses.js';
 import { tags } from '../platform/http/openapi-document.js';
@@ -25,6 +25,20 @@ const REFUSALS = {
   link_expired: LINK_EXPIRED,
 };
 
+const DESIGN_REFUSALS = { ...REFUSALS, invalid_request: `${REFUSALS.invalid_request} Or a call to action with a character the frame cannot draw.` };
+
+/**
+ * The document is ours and holds no script, but it is served from the API's origin: if it is ever
+ * opened directly, nothing in it may run or load anything but its own embedded logo.
+ */
+function sendSvg(reply: FastifyReply, svg: string): FastifyReply {
+  return reply
+    .type('image/svg+xml')
+    .header('content-security-policy', "default-src 'none'; img-src data:")
+    .header('x-content-type-options', 'nosniff')
+    .send(svg);
+}
+
 export const qrRoutes: FastifyPluginAsyncTypebox<{ qr: QrService }> = async (app, { qr }) => {
   app.post(
     '/links/:id/qr',
@@ -45,14 +59,26 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ qr: QrService }> = async (app
     },
     async (request, reply) => {
       const svg = await qr.export(request.principal, request.params.id, withoutBody.has(request) ? undefined : request.body);
-      // The document is ours and holds no script, but it is served from the API's origin: if it is
-      // ever opened directly, nothing in it may run or load anything but its own embedded logo.
-      return reply
-        .type('image/svg+xml')
-        .header('content-security-policy', "default-src 'none'; img-src data:")
-        .header('x-content-type-options', 'nosniff')
-        .send(svg);
+      return sendSvg(reply, svg);
     },
+  );
+
+  app.post(
+    '/links/:id/qr/design/preview',
+    {
+      config: { auth: { scope: 'qr:read', trialToken: true } },
+      schema: {
+        operationId: 'previewLinkQrDesign',
+        tags: tags('qr'),
+        summary: 'Draw a QR design as it would be saved, without saving it (the website’s preview); no credits',
+        description:
+          'The SVG a body-less export would answer once this design is saved (`PUT /links/{id}/qr/design`): its frame and printed short URL included. Nothing is stored. Refused as the save refuses.',
+        params: UuidParams,
+        body: QrDesignBody,
+        response: { 200: QrSvg, ...errorResponses(DESIGN_REFUSALS) },
+      },
+    },
+    async (request, reply) => sendSvg(reply, await qr.preview(request.principal, request.params.id, request.body)),
   );
 
   app.get(
@@ -85,7 +111,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ qr: QrService }> = async (app
         body: QrDesignBody,
         response: {
           200: QrDesignAnswer,
-          ...errorResponses({ ...REFUSALS, invalid_request: `${REFUSALS.invalid_request} Or a call to action with a character the frame cannot draw.` }),
+          ...errorResponses(DESIGN_REFUSALS),
         },
       },
     },

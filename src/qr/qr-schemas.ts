@@ -34,7 +34,7 @@ export type QrBodyInput = Static<typeof QrBody>;
 
 /** 200 of the QR export: the SVG document itself, not JSON. */
 export const QrSvg = {
-  description: 'The QR code as an SVG document (quiet zone included; width, height and viewBox equal `size`)',
+  description: 'The QR code as an SVG document (quiet zone included; `size` wide, and as tall unless a frame or printed short URL makes it taller)',
   headers: {
     'Content-Security-Policy': {
       type: 'string',

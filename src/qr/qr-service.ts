@@ -39,12 +39,10 @@ export class QrService {
 
   async export(principal: Principal, id: string, body: QrOptions | undefined): Promise<string> {
     const link = await this.activeLink(principal, id, 'qr:read');
-    const { qrUrl, shortUrl } = this.deps.render(link);
+    const { qrUrl } = this.deps.render(link);
     if (body !== undefined) return this.deps.pool.render(qrUrl, body);
     const saved = await this.deps.designs.get(link.id);
-    if (!saved) return this.deps.pool.render(qrUrl, {});
-    const { options, frame } = designParts(saved.design, shortUrl);
-    return this.deps.pool.render(qrUrl, options, frame);
+    return saved ? this.draw(link, saved.design) : this.deps.pool.render(qrUrl, {});
   }
 
   async design(principal: Principal, id: string): Promise<QrDesignAnswerType> {
@@ -53,15 +51,24 @@ export class QrService {
     return saved ? { design: saved.design, saved: true, updatedAt: saved.updatedAt } : { design: {}, saved: false };
   }
 
+  /** A design drawn as a body-less export would draw it once saved, without saving it (the website's preview). */
+  async preview(principal: Principal, id: string, design: QrDesignInput): Promise<string> {
+    return this.draw(await this.activeLink(principal, id, 'qr:read'), design);
+  }
+
   /** Saves a design after drawing it once: a design that cannot be exported is refused, not kept. */
   async save(principal: Principal, id: string, design: QrDesignInput): Promise<QrDesignAnswerType> {
     const link = await this.activeLink(principal, id, 'links:write');
-    const { qrUrl, shortUrl } = this.deps.render(link);
-    const { options, frame } = designParts(design, shortUrl);
-    await this.deps.pool.render(qrUrl, options, frame);
+    await this.draw(link, design);
     const now = this.deps.now();
     await this.deps.designs.put(link.id, design, now);
     return { design, saved: true, updatedAt: now };
+  }
+
+  private draw(link: LinkRecord, design: QrDesignInput): Promise<string> {
+    const { qrUrl, shortUrl } = this.deps.render(link);
+    const { options, frame } = designParts(design, shortUrl);
+    return this.deps.pool.render(qrUrl, options, frame);
   }
 
   private async activeLink(principal: Principal, id: string, scope: 'qr:read' | 'links:write'): Promise<LinkRecord> {

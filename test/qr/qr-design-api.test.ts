@@ -87,6 +87,22 @@ eachDatabase('saved QR designs', (kind) => {
     assert.deepEqual((await getDesign()).body.design, DESIGN);
   });
 
+  test('a preview draws a design as its save would, framed, and stores nothing', async () => {
+    const draft = { ...DESIGN, preset: 'rose', callToAction: 'Scan for the wine list' };
+    const res = await h.request('POST', `/links/${link.id}/qr/design/preview`, { key, body: draft });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('content-type'), 'image/svg+xml');
+    assert.match(res.text, /<rect [^>]*fill="#fdf0f3"/, 'the draft’s preset');
+    assert.ok(Number(/height="(\d+)"/.exec(res.text)![1]) > 640, 'framed, with the short URL under it');
+    const scan = await scanSvg(res.text);
+    assert.deepEqual([scan.jsqr, scan.zxing], [link.qrUrl, link.qrUrl]);
+    assert.deepEqual((await getDesign()).body.design, DESIGN, 'nothing saved');
+    const bad = await h.request('POST', `/links/${link.id}/qr/design/preview`, { key, body: { ...DESIGN, callToAction: 'Scan ✨ now' } });
+    assert.equal(bad.status, 400);
+    const readOnly = await h.keyFor(accountId, 'qr:read');
+    assert.equal((await h.request('POST', `/links/${link.id}/qr/design/preview`, { key: readOnly, body: DESIGN })).status, 200, 'qr:read is enough');
+  });
+
   test('saving needs links:write; reading needs qr:read; other accounts see 404', async () => {
     const readOnly = await h.keyFor(accountId, 'qr:read');
     assert.equal((await saveDesign(DESIGN, link.id, readOnly)).status, 403);

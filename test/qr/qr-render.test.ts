@@ -4,7 +4,10 @@ import { Resvg } from '@resvg/resvg-js';
 import { AppError } from '../../src/platform/errors.js';
 import { colorProblem, contrastRatio, MIN_CONTRAST, PRESET_NAMES, PRESETS } from '../../src/qr/colors.js';
 import { LOGO_AREA_FRACTION, qrMatrix } from '../../src/qr/matrix.js';
+import { FRAME_CHARACTERS, undrawable } from '../../src/qr/frame-characters.js';
+import { GLYPHS } from '../../src/qr/glyphs.js';
 import { renderQr } from '../../src/qr/render-qr.js';
+import { drawable } from '../../src/qr/text-paths.js';
 import { logoPng, pngDataUrl } from '../helpers/png.js';
 import { scanSvg } from '../helpers/qr-scan.js';
 
@@ -107,4 +110,10 @@ test('codes of every length a link can have scan with both readers, with and wit
       assert.equal(scan.ecLevel, 'logoPng' in style ? 'H' : 'M');
     }
   }
+});
+
+test('the frame’s character list, which the website checks against, is exactly the characters with outlines', () => {
+  assert.deepEqual([...FRAME_CHARACTERS].sort(), Object.keys(GLYPHS).sort());
+  assert.deepEqual(undrawable('Scan ✨ for the menu ✨ →'), ['✨']);
+  assert.equal(drawable('Scan ✨'), false);
 });

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -100,5 +100,24 @@ export function collectCspViolations(page: Page): string[] {
 export async function screenshot(page: Page, name: string, folder: string, options: { fullPage?: boolean } = {}): Promise<void> {
   const file = path.join(folder, `${name}.png`);
   await page.screenshot({ path: file, fullPage: options.fullPage ?? true });
+  if (process.env.UPDATE_SCREENSHOTS === '1') fs.copyFileSync(file, path.join(ROOT, 'docs/screenshots', `${name}.png`));
+}
+
+/** Clicks a button that downloads a file, and returns the file's suggested name and bytes. */
+export async function download(page: Page, button: Locator): Promise<{ name: string; bytes: Buffer }> {
+  const [file] = await Promise.all([page.waitForEvent('download'), button.click()]);
+  return { name: file.suggestedFilename(), bytes: fs.readFileSync(await file.path()) };
+}
+
+/** A section of the page for the README: as screenshot(), but only that section. */
+export async function sectionShot(section: Locator, name: string, folder: string): Promise<void> {
+  const file = path.join(folder, `${name}.png`);
+  const box = await section.evaluate((element) => {
+    const r = element.getBoundingClientRect();
+    return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
+  });
+  const margin = 16;
+  const clip = { x: Math.max(0, box.x - margin), y: Math.max(0, box.y - margin), width: box.width + 2 * margin, height: box.height + 2 * margin };
+  await section.page().screenshot({ path: file, fullPage: true, clip });
   if (process.env.UPDATE_SCREENSHOTS === '1') fs.copyFileSync(file, path.join(ROOT, 'docs/screenshots', `${name}.png`));
 }

@@ -232,7 +232,7 @@ eachDatabase('a person’s first hour on the website', (kind) => {
     const signin = page.waitForURL('**/app/signin?next=*');
     await Promise.race([
       page
-        .getByRole('button', { name: 'Save' })
+        .getByRole('button', { name: 'Save', exact: true })
         .click({ timeout: 5_000 })
         .catch(() => undefined),
       signin,
@@ -246,7 +246,7 @@ eachDatabase('a person’s first hour on the website', (kind) => {
     await page.waitForURL(`**/app/links/${linkId}`);
     await page.getByText(/Your unsaved edit from before you signed in again is back/).waitFor();
     assert.equal(await page.getByLabel('Title').inputValue(), 'Newsletter, June');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(/^Saved\./).waitFor();
     assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Newsletter, June');
   });

@@ -4,7 +4,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { eachDatabase } from '../helpers/databases.js';
 import { until } from '../helpers/load.js';
 import { axeInBothModes, browserSkip, screenshot } from './browser.js';
-import { admin, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
+import { admin, fetchInPage, createLinkWithKey, newPage, signIn, startWebsite, type MadeLink, type WebsiteWorld } from './website-server.js';
 
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'copper-lantern-meadow-4412';
@@ -12,12 +12,6 @@ const DESKTOP = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like
 const PHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const BOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 const ZONE = 'Europe/Berlin';
-
-interface MadeLink {
-  id: string;
-  shortUrl: string;
-  qrUrl: string;
-}
 
 eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
   let world: WebsiteWorld;
@@ -31,15 +25,7 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
     world = await startWebsite(kind, { COUNTRY_HEADER: 'x-country' });
     const account = await admin(world, 'accounts create', { email: EMAIL, password: PASSWORD });
     const { key } = await admin(world, 'keys create', { account: account.id, scopes: 'links:write' });
-    const make = async (title: string) => {
-      const made = await fetch(`${world.server.baseUrl}/api/v1/links`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
-        body: JSON.stringify({ target: 'https://example.com/autumn', title, tags: 'autumn' }),
-      });
-      assert.equal(made.status, 200);
-      return (await made.json()) as MadeLink;
-    };
+    const make = (title: string) => createLinkWithKey(world, key, { target: 'https://example.com/autumn', title, tags: 'autumn' });
     poster = await make('Station poster');
     flyer = await make('Cafe flyer');
     // Visits through real redirects: people on phones and computers in three countries, and a bot.

@@ -199,10 +199,10 @@ eachDatabase('a person on the website: links', (kind) => {
     other.setDefaultTimeout(20_000);
     await Promise.all([page.goto(linkPath), other.goto(linkPath)]);
     await page.getByLabel('Title').fill('Spring poster, big');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(/^Saved\./).waitFor();
     await other.getByLabel('Tags').fill('poster, spring, lobby');
-    await other.getByRole('button', { name: 'Save' }).click();
+    await other.getByRole('button', { name: 'Save', exact: true }).click();
     const conflict = other.getByRole('region', { name: 'This link changed while you were editing it' });
     await conflict.waitFor();
     assert.match(await conflict.getByRole('row', { name: /Title/ }).innerText(), /Title\s+Spring poster\s+Spring poster, big\s+unchanged/);

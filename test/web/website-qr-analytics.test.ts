@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { eachDatabase } from '../helpers/databases.js';
 import { until } from '../helpers/load.js';
 import { logoPng } from '../helpers/png.js';
-import { scanSvg } from '../helpers/qr-scan.js';
-import { axeInBothModes, browserSkip, collectCspViolations } from './browser.js';
-import { admin, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
+import { scanPng, scanSvg } from '../helpers/qr-scan.js';
+import { axeInBothModes, browserSkip, collectCspViolations, download, sectionShot } from './browser.js';
+import { admin, fetchInPage, createLinkWithKey, newPage, signIn, startWebsite, type MadeLink, type WebsiteWorld } from './website-server.js';
 
 const EMAIL = 'grace@example.com';
 const PASSWORD = 'copper-lantern-meadow-4412';
@@ -20,13 +18,6 @@ const ALLOWANCE = 4;
 const PAGE_REFRESH_MS = 10_000;
 /** How long new visits may take to be recorded, and then shown. */
 const SHOWN_MS = 30_000;
-
-interface MadeLink {
-  id: string;
-  slug: string;
-  shortUrl: string;
-  qrUrl: string;
-}
 
 eachDatabase('the QR designer and analytics on a link page', (kind) => {
   let world: WebsiteWorld;
@@ -41,13 +32,7 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
     world = await startWebsite(kind, { FREE_VISITS_PER_MONTH: String(ALLOWANCE) });
     const account = await admin(world, 'accounts create', { email: EMAIL, password: PASSWORD });
     const { key } = await admin(world, 'keys create', { account: account.id, scopes: 'links:write' });
-    const made = await fetch(`${world.server.baseUrl}/api/v1/links`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
-      body: JSON.stringify({ target: 'https://example.com/autumn-poster', title: 'Autumn poster' }),
-    });
-    assert.equal(made.status, 200);
-    link = (await made.json()) as MadeLink;
+    link = await createLinkWithKey(world, key, { target: 'https://example.com/autumn-poster', title: 'Autumn poster' });
     ({ context, page } = await newPage(world));
     // The page's timers run on a clock the test can move on: its refresh need not be waited out.
     await context.clock.install();
@@ -114,8 +99,9 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
 
     const png = await download(page, section.getByRole('button', { name: 'Download PNG' }));
     assert.match(png.name, /\.png$/);
-    assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)], [512, 512], 'the PNG has the chosen size');
-    const pngScan = await scanSvg(wrapPng(png.bytes, 512));
+    // 300 dpi of the default print size, 5 cm: the SVG's size in pixels is the SVG's alone.
+    assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)], [591, 591], 'the PNG is 5 cm at 300 dpi');
+    const pngScan = await scanPng(png.bytes);
     assert.deepEqual([pngScan.jsqr, pngScan.zxing], [link.qrUrl, link.qrUrl]);
 
     const svg = await download(page, section.getByRole('button', { name: 'Download SVG' }));
@@ -130,14 +116,14 @@ eachDatabase('the QR designer and analytics on a link page', (kind) => {
   test('a contrast below 4.5 is explained at once and asks nothing of the API', { skip: browserSkip }, async () => {
     const section = page.getByRole('region', { name: 'QR code' });
     const asked: string[] = [];
-    const record = (request: Request) => void (request.url().endsWith('/qr') && asked.push(request.postData() ?? ''));
+    const record = (request: Request) => void (request.url().endsWith('/qr/design/preview') && asked.push(request.postData() ?? ''));
     page.on('request', record);
     await section.getByLabel('Foreground', { exact: true }).fill('#9a9a9a');
     await section.getByText(/contrast is below 4\.5:1/).waitFor();
     assert.match(await section.locator('.qr-contrast').innerText(), /2\.\d\d:1/);
     assert.equal(await section.getByRole('button', { name: 'Download PNG' }).isDisabled(), true);
     // A readable colour again: its preview is the first request since the low contrast was typed.
-    const next = page.waitForResponse((response) => response.url().endsWith('/qr'));
+    const next = page.waitForResponse((response) => response.url().endsWith('/qr/design/preview'));
     await section.getByLabel('Foreground', { exact: true }).fill('#0b3d5c');
     await next;
     assert.equal(asked.length, 1);
@@ -208,27 +194,4 @@ const withoutVisitors = (row: string[]) => [...row.slice(0, 4), ...row.slice(5)]
 
 async function cells(row: ReturnType<Page['getByRole']>): Promise<string[]> {
   return (await row.locator('th, td').allInnerTexts()).map((text) => text.trim());
-}
-
-async function download(page: Page, button: ReturnType<Page['getByRole']>): Promise<{ name: string; bytes: Buffer }> {
-  const [file] = await Promise.all([page.waitForEvent('download'), button.click()]);
-  return { name: file.suggestedFilename(), bytes: fs.readFileSync(await file.path()) };
-}
-
-/** A section of the page for the README: as screenshot() in browser.ts, but only that section. */
-async function sectionShot(section: ReturnType<Page['getByRole']>, name: string, folder: string): Promise<void> {
-  const file = path.join(folder, `${name}.png`);
-  const box = await section.evaluate((element) => {
-    const r = element.getBoundingClientRect();
-    return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
-  });
-  const margin = 16;
-  const clip = { x: Math.max(0, box.x - margin), y: Math.max(0, box.y - margin), width: box.width + 2 * margin, height: box.height + 2 * margin };
-  await section.page().screenshot({ path: file, fullPage: true, clip });
-  if (process.env.UPDATE_SCREENSHOTS === '1') fs.copyFileSync(file, new URL(`../../docs/screenshots/${name}.png`, import.meta.url));
-}
-
-/** A PNG as the only content of an SVG of its size, so the SVG scanner reads the PNG's own pixels. */
-function wrapPng(png: Buffer, size: number): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><image href="data:image/png;base64,${png.toString('base64')}" width="${size}" height="${size}"/></svg>`;
 }

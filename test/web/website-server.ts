@@ -83,6 +83,25 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.locator('#site-menu').waitFor({ state: 'attached' });
 }
 
+/** A link as the API answers its creation (the fields the suites use). */
+export interface MadeLink {
+  id: string;
+  slug: string;
+  shortUrl: string;
+  qrUrl: string;
+}
+
+/** A link made through the API with an account's key, as a program makes it. */
+export async function createLinkWithKey(world: WebsiteWorld, key: string, body: Record<string, unknown>): Promise<MadeLink> {
+  const made = await fetch(`${world.server.baseUrl}/api/v1/links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+    body: JSON.stringify(body),
+  });
+  if (made.status !== 200) throw new Error(`link creation answered ${made.status}: ${await made.text()}`);
+  return (await made.json()) as MadeLink;
+}
+
 /** The API as the page's own session sees it (same origin, its cookie). */
 export async function fetchInPage(page: Page, path: string): Promise<{ status: number; body: any }> {
   return page.evaluate(async (url) => {

@@ -11,7 +11,7 @@ interface InputProps {
   minLength?: number;
   maxLength?: number;
   placeholder?: string;
-  inputMode?: 'numeric' | 'text' | 'email' | 'url';
+  inputMode?: 'numeric' | 'decimal' | 'text' | 'email' | 'url';
   autoFocus?: boolean;
   pattern?: string;
 }

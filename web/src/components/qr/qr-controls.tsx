@@ -2,7 +2,7 @@ import { useId, useState } from 'preact/hooks';
 import { MIN_CONTRAST } from '../../../../src/qr/colors.js';
 import { API_LIMITS } from '../../../../src/platform/api-limits.js';
 import { checkLogo } from './logo-check.js';
-import { CORNER_STYLES, DOT_STYLES, designContrast, designProblem, PRESET_NAMES, PRESETS, type PresetName, type QrDesign } from './qr-design.js';
+import { colourProblem, CORNER_STYLES, DOT_STYLES, designContrast, PRESET_NAMES, PRESETS, type PresetName, type QrDesign } from './qr-design.js';
 
 const { minSize, maxSize, logoMaxSide } = API_LIMITS.qr;
 const title = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
@@ -43,7 +43,7 @@ export function QrControls({ design, onDesign }: ControlsProps) {
           aria-describedby={`${id}-size-hint`}
         />
         <p class="hint" id={`${id}-size-hint`}>
-          {minSize} to {maxSize}: the width and height of the SVG and of the PNG.
+          {minSize} to {maxSize}: the width of the SVG. The PNG and the PDF take the print size below.
         </p>
       </div>
       <LogoField logo={design.logoPng} onLogo={(logoPng) => onDesign({ logoPng })} />
@@ -86,7 +86,7 @@ function ColourField({ label, value, onValue }: { label: string; value: string; 
 /** The WCAG contrast of the two colours, live, with why a low one is refused: before any request. */
 function Contrast({ design }: { design: QrDesign }) {
   const ratio = designContrast(design);
-  const problem = designProblem(design);
+  const problem = colourProblem(design);
   const enough = ratio !== undefined && ratio >= MIN_CONTRAST;
   return (
     <div class="qr-contrast">
@@ -135,13 +135,14 @@ function LogoField({ logo, onLogo }: { logo?: string; onLogo: (logo: string | un
       </label>
       <input id={id} type="file" accept="image/png" onChange={(e) => void choose(e.currentTarget)} aria-describedby={`${id}-hint`} />
       <p class="hint" id={`${id}-hint`}>
-        Placed in the centre; the code keeps enough error correction to scan around it. The file is only sent to draw the code, never stored.
+        Placed in the centre. With a logo the code always uses the highest error correction (level H, which restores 30% of it), and the logo takes at most a
+        quarter of the code’s width (about 6% of its area), so the code scans around it. Saved with the design when you save it.
       </p>
       <div role="status">
         {problem && <p class="notice warning">{problem}</p>}
         {logo && !problem && (
           <p class="inline">
-            <span>Logo: {name ?? 'chosen'}</span>
+            <span>Logo: {name ?? 'the one saved with the design'}</span>
             <button type="button" class="secondary" onClick={() => onLogo(undefined)}>
               Remove logo
             </button>

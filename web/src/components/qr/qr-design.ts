@@ -1,13 +1,15 @@
 import { colorProblem, contrastRatio, MIN_CONTRAST, PRESETS, type PresetName } from '../../../../src/qr/colors.js';
+import type { QrDesignInput } from '../../../../src/qr/design-schemas.js';
+import { undrawable } from '../../../../src/qr/frame-characters.js';
 import type { CornerStyle, DotStyle } from '../../../../src/qr/shapes.js';
 import { API_LIMITS } from '../../../../src/platform/api-limits.js';
 
 export { PRESET_NAMES, PRESETS, type PresetName } from '../../../../src/qr/colors.js';
 export { CORNER_STYLES, DOT_STYLES } from '../../../../src/qr/shapes.js';
 
-const { minSize, maxSize, defaultSize } = API_LIMITS.qr;
+const { minSize, maxSize, defaultSize, callToActionMaxLength, printMinCm, printMaxCm, defaultPrintCm } = API_LIMITS.qr;
 
-/** Everything the designer lets a person choose; `size` is text while it is being typed. */
+/** Everything the designer lets a person choose; `size` and `printSizeCm` are text while they are being typed. */
 export interface QrDesign {
   preset: PresetName;
   foreground: string;
@@ -16,20 +18,24 @@ export interface QrDesign {
   corners: CornerStyle;
   size: string;
   logoPng?: string;
+  callToAction: string;
+  printShortUrl: boolean;
+  printSizeCm: string;
 }
 
-export const INITIAL_DESIGN: QrDesign = { preset: 'classic', ...PRESETS.classic, dots: 'square', corners: 'square', size: String(defaultSize) };
+export const INITIAL_DESIGN: QrDesign = {
+  preset: 'classic',
+  ...PRESETS.classic,
+  dots: 'square',
+  corners: 'square',
+  size: String(defaultSize),
+  callToAction: '',
+  printShortUrl: false,
+  printSizeCm: String(defaultPrintCm),
+};
 
-/** The request body of POST /links/{id}/qr for a design that may be sent. */
-export interface QrRequest {
-  preset: PresetName;
-  foreground: string;
-  background: string;
-  dots: DotStyle;
-  corners: CornerStyle;
-  size: number;
-  logoPng?: string;
-}
+/** A design as the API saves it (PUT /links/{id}/qr/design) and draws it. */
+export type QrRequest = QrDesignInput;
 
 const HEX = /^#[0-9a-fA-F]{6}$/;
 
@@ -38,8 +44,8 @@ export function designContrast(design: QrDesign): number | undefined {
   return HEX.test(design.foreground) && HEX.test(design.background) ? contrastRatio(design.foreground, design.background) : undefined;
 }
 
-/** Why a design cannot be sent, in words a person can act on; undefined when it may be sent. */
-export function designProblem(design: QrDesign): string | undefined {
+/** Why the colours or the size cannot be drawn, in words a person can act on; undefined when they can. */
+export function colourProblem(design: QrDesign): string | undefined {
   if (!HEX.test(design.foreground) || !HEX.test(design.background)) return 'Write each colour as # and six hexadecimal digits, for example #1b1f3b.';
   const problem = colorProblem(design.foreground, design.background);
   if (problem === 'background is not light')
@@ -54,7 +60,59 @@ export function designProblem(design: QrDesign): string | undefined {
   return undefined;
 }
 
-export function designRequest(design: QrDesign): QrRequest {
-  const { logoPng, size, ...rest } = design;
-  return { ...rest, size: Number(size), ...(logoPng ? { logoPng } : {}) };
+/** Why the frame cannot carry this call to action (said at its field), or undefined. */
+export function callToActionProblem(text: string): string | undefined {
+  if ([...text.trim()].length > callToActionMaxLength) return `At most ${callToActionMaxLength} characters fit in the frame.`;
+  const refused = undrawable(text);
+  if (refused.length > 0) {
+    return `The frame cannot draw ${refused.map((ch) => `“${ch}”`).join(' ')}: use Latin letters, digits and common punctuation.`;
+  }
+  return undefined;
+}
+
+/** The print size in centimetres, or undefined while it is not a number in bounds (a comma is a decimal point). */
+export function printSizeCm(design: QrDesign): number | undefined {
+  const text = design.printSizeCm.trim().replace(',', '.');
+  const cm = Number(text);
+  return /^\d+(\.\d+)?$/.test(text) && cm >= printMinCm && cm <= printMaxCm ? cm : undefined;
+}
+
+export function printSizeProblem(design: QrDesign): string | undefined {
+  return printSizeCm(design) === undefined ? `The print size must be a number of centimetres from ${printMinCm} to ${printMaxCm}, for example 7.5.` : undefined;
+}
+
+/** Why the code cannot be drawn at all: nothing is asked of the API then. */
+export function designProblem(design: QrDesign): string | undefined {
+  return colourProblem(design) ?? callToActionProblem(design.callToAction);
+}
+
+/** What the preview draws: the design without its print size, which changes nothing in the SVG. */
+export function previewRequest(design: QrDesign): QrRequest {
+  const { logoPng, size, printSizeCm: _print, callToAction, ...rest } = design;
+  return { ...rest, size: Number(size), callToAction: callToAction.trim(), ...(logoPng ? { logoPng } : {}) };
+}
+
+/** The design as it is saved (undefined while the print size is not valid). */
+export function saveRequest(design: QrDesign): QrRequest | undefined {
+  const cm = printSizeCm(design);
+  return cm === undefined ? undefined : { ...previewRequest(design), printSizeCm: cm };
+}
+
+/** A saved design in the designer's fields: omitted fields at the API's defaults, omitted colours from its preset. */
+export function designFromSaved(saved: QrDesignInput): QrDesign {
+  const preset = saved.preset ?? INITIAL_DESIGN.preset;
+  return {
+    ...INITIAL_DESIGN,
+    ...PRESETS[preset],
+    preset,
+    ...(saved.foreground ? { foreground: saved.foreground } : {}),
+    ...(saved.background ? { background: saved.background } : {}),
+    ...(saved.dots ? { dots: saved.dots } : {}),
+    ...(saved.corners ? { corners: saved.corners } : {}),
+    ...(saved.logoPng ? { logoPng: saved.logoPng } : {}),
+    size: String(saved.size ?? defaultSize),
+    callToAction: saved.callToAction ?? '',
+    printShortUrl: saved.printShortUrl ?? false,
+    printSizeCm: String(saved.printSizeCm ?? defaultPrintCm),
+  };
 }

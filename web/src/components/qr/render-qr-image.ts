@@ -1,23 +1,36 @@
 /**
- * The API's SVG drawn onto a canvas at its own size, as a phone camera or a printer would see it: the
- * pixels the PNG download is made of and the scan check reads.
+ * The API's SVG drawn onto a canvas, as a phone camera or a printer would see it: the pixels the PNG
+ * download is made of and the scan check reads. `width` defaults to the SVG's own; the height keeps
+ * its proportions (a frame or a printed short URL makes the file taller than wide).
  */
-export async function svgToCanvas(svg: string, size: number): Promise<HTMLCanvasElement> {
+export async function svgToCanvas(svg: string, width?: number): Promise<HTMLCanvasElement> {
   const url = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
   try {
-    const image = new Image(size, size);
+    const image = new Image();
     image.src = url;
     await image.decode();
-    const canvas = document.createElement('canvas');
-    canvas.width = size;
-    canvas.height = size;
-    const context = canvas.getContext('2d');
-    if (!context) throw new Error('no 2d canvas');
-    context.drawImage(image, 0, 0, size, size);
-    return canvas;
+    return imageToCanvas(image, width ?? image.naturalWidth);
   } finally {
     URL.revokeObjectURL(url);
   }
+}
+
+/** An image (or bitmap) drawn `width` pixels wide, its proportions kept. */
+export function imageToCanvas(image: CanvasImageSource & { width: number; height: number }, width: number): HTMLCanvasElement {
+  const [w, h] = image instanceof HTMLImageElement ? [image.naturalWidth, image.naturalHeight] : [image.width, image.height];
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(width);
+  canvas.height = Math.round((width * h) / w);
+  const context = canvas.getContext('2d');
+  if (!context) throw new Error('no 2d canvas');
+  context.drawImage(image, 0, 0, canvas.width, canvas.height);
+  return canvas;
+}
+
+/** The width and height the API's SVG declares on its root element. */
+export function svgSize(svg: string): { width: number; height: number } | undefined {
+  const match = /^<svg [^>]*width="(\d+)" height="(\d+)"/.exec(svg);
+  return match ? { width: Number(match[1]), height: Number(match[2]) } : undefined;
 }
 
 export function canvasToPng(canvas: HTMLCanvasElement): Promise<Blob> {
