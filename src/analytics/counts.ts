@@ -185,7 +185,7 @@ export function countRowsOf(stored: { day: string; counts: string }[], view: Cou
       const rowDay = time || view.perDay ? day : '';
       const groupKey = `${dimension}\t${rowDay}`;
       let group = groups.get(groupKey);
-      if (group === undefined) groups.set(groupKey, (group = new Map()));
+      if (group === undefined) groups.set(groupKey, (group = new Map<string, CountRow>()));
       for (let i = 0; i < list.length; i += 5) {
         const value = time && !view.quarters ? hourOf(list[i] as string) : (list[i] as string);
         let row = group.get(value);
