@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/database/database.js';
-import type { CountRow, CountView, Gap, GapReason, Source, StatsStore, TaggedLink } from '../ports.js';
+import type { CountRow, CountView, Gap, GapReason, Source, StatsStore, TaggedLink, VisitorSketch } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import { holdsTag } from '../../links/link-tags.js';
 
@@ -11,6 +11,14 @@ const toRow = (r: Counted): CountRow => ({
   value: r.value,
   n: [Number(r.s), Number(r.q), Number(r.s_bot), Number(r.q_bot)],
 });
+
+const toSketch = (r: { day: string; source: string; bot: number | boolean; sketch: Uint8Array }): VisitorSketch => ({
+  day: r.day,
+  source: r.source as Source,
+  bot: Number(r.bot) === 1,
+  sketch: r.sketch,
+});
+const toGap = (r: { from_ms: number; to_ms: number; reason: string }): Gap => ({ from: Number(r.from_ms), to: Number(r.to_ms), reason: r.reason as GapReason });
 
 /** Reads of the counts, sketches and gaps (there are no raw visits), and of recording allowances. */
 export class KyselyStatsStore implements StatsStore {
@@ -43,30 +51,48 @@ export class KyselyStatsStore implements StatsStore {
   }
 
   /**
-   * The account's links whose tags hold `tag` (as the links list matches them: holdsTag), and their
-   * `time` counts.
+   * The account's links whose tags hold `tag` (as the links list matches them: holdsTag), their `time`
+   * counts and unique-visitor sketches, and the gaps of any of them or of every link (after the first
+   * of them was created) overlapping [from, to].
    */
-  async tagCounts(accountId: string, tag: string, fromDay: string, toDay: string) {
-    const links: TaggedLink[] = await this.db
-      .selectFrom('links')
-      .select(['id', 'slug', 'title'])
-      .where('account_id', '=', accountId)
-      .where(holdsTag(tag))
-      .execute();
-    if (links.length === 0) return { links, rows: [] };
-    const rows = await this.db
-      .selectFrom('visit_counts')
-      .select(['link_id', 'day', 'dimension', 'value', 's', 'q', 's_bot', 'q_bot'])
-      .where(
-        'link_id',
-        'in',
-        links.map((l) => l.id),
-      )
-      .where('day', '>=', fromDay)
-      .where('day', '<=', toDay)
-      .where('dimension', '=', 'time')
-      .execute();
-    return { links, rows: rows.map((r) => ({ ...toRow(r), linkId: r.link_id })) };
+  async tagCounts(accountId: string, tag: string, window: { fromDay: string; toDay: string; from: number; to: number }) {
+    const links: TaggedLink[] = (
+      await this.db.selectFrom('links').select(['id', 'slug', 'title', 'created_at']).where('account_id', '=', accountId).where(holdsTag(tag)).execute()
+    ).map((l) => ({ id: l.id, slug: l.slug, title: l.title, createdAt: Number(l.created_at) }));
+    if (links.length === 0) return { links, rows: [], visitors: [], gaps: [] };
+    const ids = links.map((l) => l.id);
+    const firstCreated = Math.min(...links.map((l) => l.createdAt));
+    const [rows, visitors, gaps] = await Promise.all([
+      this.db
+        .selectFrom('visit_counts')
+        .select(['link_id', 'day', 'dimension', 'value', 's', 'q', 's_bot', 'q_bot'])
+        .where('link_id', 'in', ids)
+        .where('day', '>=', window.fromDay)
+        .where('day', '<=', window.toDay)
+        .where('dimension', '=', 'time')
+        .execute(),
+      this.db
+        .selectFrom('visit_visitors')
+        .select(['link_id', 'day', 'source', 'bot', 'sketch'])
+        .where('link_id', 'in', ids)
+        .where('day', '>=', window.fromDay)
+        .where('day', '<=', window.toDay)
+        .execute(),
+      this.db
+        .selectFrom('visit_gaps')
+        .select(['link_id', 'from_ms', 'to_ms', 'reason'])
+        .where((eb) => eb.or([eb('link_id', 'in', ids), eb.and([eb('link_id', 'is', null), eb('to_ms', '>', firstCreated)])]))
+        .where('to_ms', '>=', window.from)
+        .where('from_ms', '<=', window.to)
+        .orderBy('from_ms')
+        .execute(),
+    ]);
+    return {
+      links,
+      rows: rows.map((r) => ({ ...toRow(r), linkId: r.link_id })),
+      visitors: visitors.map((r) => ({ ...toSketch(r), linkId: r.link_id })),
+      gaps: gaps.map((r) => ({ ...toGap(r), ...(r.link_id === null ? {} : { linkId: r.link_id }) })),
+    };
   }
 
   async visitors(linkId: string, fromDay: string, toDay: string) {
@@ -77,7 +103,7 @@ export class KyselyStatsStore implements StatsStore {
       .where('day', '>=', fromDay)
       .where('day', '<=', toDay)
       .execute();
-    return rows.map((r) => ({ day: r.day, source: r.source as Source, bot: Number(r.bot) === 1, sketch: r.sketch }));
+    return rows.map(toSketch);
   }
 
   async gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]> {
@@ -89,7 +115,7 @@ export class KyselyStatsStore implements StatsStore {
       .where('from_ms', '<=', to)
       .orderBy('from_ms')
       .execute();
-    return rows.map((r) => ({ from: Number(r.from_ms), to: Number(r.to_ms), reason: r.reason as GapReason }));
+    return rows.map(toGap);
   }
 
   /**
