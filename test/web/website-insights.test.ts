@@ -112,6 +112,27 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
     await page.getByText('Most visits came through the QR code (80%)').waitFor();
   });
 
+  test('seven days are drawn by the hour to the right edge, and with both ways in the bars are all visits and say so', { skip: browserSkip }, async () => {
+    await page.goto(`/app/links/${poster.id}`);
+    await page.getByRole('radio', { name: '7 days' }).check();
+    const chart = page.locator('.analytics-daily .visits-chart');
+    await chart.getByText(`Visits per hour (${ZONE})`).waitFor();
+    const stats = await fetchInPage(page, `/api/v1/links/${poster.id}/stats?days=7&tz=${ZONE}&bots=exclude`);
+    const dates = stats.body.daily.map((d: { date: string }) => d.date);
+    const [first, last] = [Date.parse(`${dates[0]}T00:00:00Z`) / 1000, Date.parse(`${dates.at(-1)}T00:00:00Z`) / 1000 + 86_400];
+    await until('the hourly chart is drawn', async () => (await chart.locator('.chart-canvas').getAttribute('data-span')) === `${first},${last}`, 20_000);
+    assert.deepEqual(await chart.locator('figcaption .legend').allInnerTexts(), ['Visits']);
+    await page.getByRole('radio', { name: 'QR code' }).check();
+    await until('the legend names the QR code', async () => (await chart.locator('figcaption .legend').allInnerTexts()).join() === 'QR code', 20_000);
+    await page.getByRole('radio', { name: 'Both' }).check();
+    await page.getByRole('radio', { name: '30 days' }).check();
+    await until(
+      'by the day, both ways in are told apart',
+      async () => (await chart.locator('figcaption .legend').allInnerTexts()).join() === 'Short link,QR code',
+      20_000,
+    );
+  });
+
   test('the map is drawn in a chunk of its own and has its table twin with the API’s countries', { skip: browserSkip }, async () => {
     const countries = page.getByRole('table', { name: 'Countries' });
     await countries.getByRole('row', { name: /Germany/ }).waitFor();

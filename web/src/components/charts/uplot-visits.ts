@@ -17,8 +17,8 @@ export interface ChartSpec {
   buckets: ChartBucket[];
   /** Seconds each bucket covers: 3,600 (hours) or 86,400 (days). */
   span: number;
-  /** `both` stacks the QR code's visits under the short link's. */
-  show: 'both' | 's' | 'q';
+  /** `both` stacks the QR code's visits under the short link's; `all` draws every visit as one series (hours carry no split by source). */
+  show: 'both' | 'all' | 's' | 'q';
   gaps: ChartGap[];
 }
 
@@ -63,7 +63,11 @@ function drawFrame(target: HTMLElement, frame: { starts: number[]; span: number;
         { ...axis, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000], size: 50 },
       ],
       series: [{}, ...series],
-      hooks: { drawClear: [(u) => shadeGaps(u, frame.gaps, colour('--chart-gap'))] },
+      hooks: {
+        drawClear: [(u) => shadeGaps(u, frame.gaps, colour('--chart-gap'))],
+        // What the axis spans, as drawn: the tests read it (the last bucket must end at the right edge).
+        draw: [(u) => void (target.dataset.span = `${u.scales.x!.min},${u.scales.x!.max}`)],
+      },
     },
     data,
     target,
@@ -89,7 +93,7 @@ export function drawVisitsChart(target: HTMLElement, spec: ChartSpec): { destroy
   const top = buckets.map((b) => (spec.show === 'q' ? b.q : spec.show === 's' ? b.s : b.s + b.q));
   const series: uPlot.Series[] = [
     {
-      label: spec.show === 'q' ? 'QR code' : 'Short link',
+      label: { q: 'QR code', s: 'Short link', all: 'Visits', both: 'Short link' }[spec.show],
       fill: colour(spec.show === 'q' ? '--series-q' : '--series-s'),
       stroke: 'transparent',
       paths: bars,

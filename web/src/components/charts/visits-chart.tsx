@@ -69,6 +69,7 @@ function Legend({ spec }: { spec: ChartSpec | LinesSpec }) {
         })}
       </>
     );
+  if (spec.show === 'all') return <span class="legend legend-s">Visits</span>;
   return (
     <>
       {spec.show !== 'q' && <span class="legend legend-s">Short link</span>} {spec.show !== 's' && <span class="legend legend-q">QR code</span>}
