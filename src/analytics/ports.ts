@@ -95,10 +95,14 @@ export interface CountView {
 export interface StatsStore {
   /** The link's counts of the UTC days [fromDay, toDay]: `time` per day, the others per day or summed (day ''). */
   counts(linkId: string, fromDay: string, toDay: string, view: CountView): Promise<CountRow[]>;
-  /** Per link of the account whose tags hold `tag`: its `time` counts of [fromDay, toDay]. */
-  tagCounts(accountId: string, tag: string, fromDay: string, toDay: string): Promise<{ links: TaggedLink[]; rows: (CountRow & { linkId: string })[] }>;
+  /**
+   * The links of the account whose tags hold `tag`; per link its `time` counts and visitor sketches of
+   * the UTC days [fromDay, toDay]; the gaps overlapping [from, to] of any of them (`linkId`) or of every
+   * link (no `linkId`) after the first of them was created.
+   */
+  tagCounts(accountId: string, tag: string, window: { fromDay: string; toDay: string; from: number; to: number }): Promise<TagCounts>;
   /** Unique-visitor sketches of the link's UTC days [fromDay, toDay], by day, source and class. */
-  visitors(linkId: string, fromDay: string, toDay: string): Promise<{ day: string; source: Source; bot: boolean; sketch: Uint8Array }[]>;
+  visitors(linkId: string, fromDay: string, toDay: string): Promise<VisitorSketch[]>;
   /** Gaps of this link, and service-wide gaps after it was created, overlapping [from, to]. */
   gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]>;
   /**
@@ -109,8 +113,24 @@ export interface StatsStore {
   refreshedAt(): Promise<number | undefined>;
 }
 
+/** A link's unique-visitor sketch of one UTC day, source and class. */
+export interface VisitorSketch {
+  day: string;
+  source: Source;
+  bot: boolean;
+  sketch: Uint8Array;
+}
+
 export interface TaggedLink {
   id: string;
   slug: string;
   title: string;
+  createdAt: number;
+}
+
+export interface TagCounts {
+  links: TaggedLink[];
+  rows: (CountRow & { linkId: string })[];
+  visitors: (VisitorSketch & { linkId: string })[];
+  gaps: (Gap & { linkId?: string })[];
 }

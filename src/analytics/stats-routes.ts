@@ -60,10 +60,10 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ stats: StatsService }> = a
         tags: tags('analytics'),
         summary: 'Visits of every link with a tag, per link and by source',
         description:
-          'For a campaign: each link of the account whose tags hold `tag` (tags are separated by commas; matched whole, in any case) with its visits in the window, through the short URL (`s`) and the QR URL (`q`). `days`, `bots` and `tz` as for a link’s stats. With a key of the account (`analytics:read`) or a session; no credits.',
+          'For a campaign: each link of the account whose tags hold `tag` (tags are separated by commas; matched whole, in any case) with its visits in the window, through the short URL (`s`) and the QR URL (`q`), per day and in all, and its unique visitors; the campaign’s unique visitors; and the gaps in recording of any of its links. `days`, `bots` and `tz` as for a link’s stats. With a key of the account (`analytics:read`) or a session; no credits.',
         querystring: TagStatsQuery,
         response: {
-          200: { description: 'The tag’s links and their visits.', content: { 'application/json': { schema: ref(TagStats) } } },
+          200: { description: 'The tag’s links, their visits and visitors.', content: { 'application/json': { schema: ref(TagStats) } } },
           ...errorResponses({}),
         },
       },

@@ -100,6 +100,16 @@ export const Stats = Type.Object(
   { additionalProperties: false, $id: 'Stats', title: 'Stats' },
 );
 
+const TagGap = Type.Object(
+  {
+    ...Gap.properties,
+    linkId: Type.Optional(Type.String({ format: 'uuid', description: 'The link whose visits were not recorded; absent when no link’s were' })),
+  },
+  { additionalProperties: false, title: 'TagStatsGap' },
+);
+
+const visitorsNote = 'estimated: a network and user agent counted once a day, so a person who comes back on another day counts again';
+
 export const TagStats = Type.Object(
   {
     tag: Type.String(),
@@ -109,6 +119,7 @@ export const TagStats = Type.Object(
     total: Count('Visits of all the links in the window'),
     s: Count('Through /s/'),
     q: Count('Through /q/ (QR)'),
+    visitors: Count(`Unique visitors of the campaign, ${visitorsNote}; one who opens two of its links on one day counts once`),
     links: Type.Array(
       Type.Object(
         {
@@ -118,11 +129,20 @@ export const TagStats = Type.Object(
           total: Count('Visits'),
           s: Count('Through /s/'),
           q: Count('Through /q/'),
+          visitors: Count(`Unique visitors of the link, ${visitorsNote}: the sum of the days’ \`visitors\` of its stats`),
+          daily: Type.Array(
+            Type.Object(
+              { date: Type.String({ format: 'date' }), s: Count('Through /s/ that day'), q: Count('Through /q/ that day') },
+              { additionalProperties: false },
+            ),
+            { description: 'Every day of the window (in `tz`), oldest first, zeros included' },
+          ),
         },
         { additionalProperties: false },
       ),
       { description: 'Every link of the account with the tag, by visits, descending' },
     ),
+    gaps: Type.Array(TagGap, { description: 'Periods overlapping the window in which visits of the links were not recorded, oldest first' }),
   },
   { additionalProperties: false, $id: 'TagStats', title: 'TagStats' },
 );

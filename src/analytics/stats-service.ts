@@ -5,7 +5,7 @@ import { AppError } from '../platform/errors.js';
 import { API_LIMITS } from '../platform/api-limits.js';
 import type { Clock } from '../platform/time.js';
 import { toCsv, type CsvRow } from './csv.js';
-import type { CountRow, StatsStore } from './ports.js';
+import type { CountRow, Gap, StatsStore, VisitorSketch } from './ports.js';
 import type { Stats, TagStats } from './stats-schemas.js';
 import { StatsWindow, type Day, type StatsRequest } from './stats-window.js';
 import { decode, estimate, mergeStored, type Sketch } from './visitors.js';
@@ -75,24 +75,39 @@ export class StatsService {
     return { filename: `stats-${link.slug}-${w.dates[0]}-${w.dates.at(-1)}.csv`, body: toCsv(lines, gaps) };
   }
 
-  /** Per-link totals, and by source, of every link of the caller's account with the tag. */
+  /** Per link of the caller's account with the tag: totals, by source, per day and unique visitors; the campaign's own and its gaps. */
   async tag(principal: Principal, tag: string, request: StatsRequest): Promise<TagStatsResult> {
     const w = this.window(request);
     const { accountId } = requireAccount(principal, 'analytics:read');
     const refreshedAt = await this.deps.store.refreshedAt();
-    const { links, rows } = await this.deps.store.tagCounts(accountId, tag, w.fromDay, w.toDay);
-    const byLink = new Map<string, CountRow[]>();
-    for (const row of rows) byLink.set(row.linkId, [...(byLink.get(row.linkId) ?? []), row]);
+    const { links, rows, visitors, gaps } = await this.deps.store.tagCounts(accountId, tag, w);
+    const [rowsOf, sketchesOf] = [byLink(rows), byLink(visitors)];
+    // A day's sketches of all the links merge: one person through two of them that day counts once.
+    const campaign = new Map<string, Sketch>();
     const listed = links.map((link) => {
-      const days = w.daily(byLink.get(link.id) ?? []);
+      const days = w.daily(rowsOf.get(link.id) ?? []);
       const s = days.reduce((n, d) => n + d.s, 0);
       const q = days.reduce((n, d) => n + d.q, 0);
-      return { id: link.id, slug: link.slug, title: link.title, total: s + q, s, q };
+      const sketches = daySketches(sketchesOf.get(link.id) ?? [], w);
+      for (const [day, sketch] of sketches) mergeInto(campaign, day, sketch);
+      const daily = days.map((d) => ({ date: d.date, s: d.s, q: d.q }));
+      return { id: link.id, slug: link.slug, title: link.title, total: s + q, s, q, visitors: windowVisitors(sketches, w), daily };
     });
     listed.sort((a, b) => b.total - a.total || compare(a.slug, b.slug));
     const s = listed.reduce((n, l) => n + l.s, 0);
     const q = listed.reduce((n, l) => n + l.q, 0);
-    return { tag, from: w.from, to: w.to, refreshedAt: Math.min(refreshedAt ?? w.to, w.to), total: s + q, s, q, links: listed };
+    return {
+      tag,
+      from: w.from,
+      to: w.to,
+      refreshedAt: Math.min(refreshedAt ?? w.to, w.to),
+      total: s + q,
+      s,
+      q,
+      visitors: windowVisitors(campaign, w),
+      links: listed,
+      gaps: gaps.filter(shownWith(w)),
+    };
   }
 
   /** A link's daily totals (UTC, bots included) of its last `days` days, for the operator console: no principal. */
@@ -109,25 +124,49 @@ export class StatsService {
 
   /** Gaps of the window; gaps of bot visits only when bots are counted. */
   private async gaps(linkId: string, createdAt: number, w: StatsWindow) {
-    const gaps = await this.deps.store.gaps(linkId, w.from, w.to, createdAt);
-    return w.request.bots === 'include' ? gaps : gaps.filter((g) => g.reason !== 'bot_ceiling_reached');
+    return (await this.deps.store.gaps(linkId, w.from, w.to, createdAt)).filter(shownWith(w));
   }
 
-  /**
-   * Unique visitors per date: the salt changes at midnight UTC, so each UTC day has its sketch, shown
-   * on the date of the same name; the sketches of the sources and classes asked for are merged.
-   */
+  /** Unique visitors per UTC day of the link (see daySketches). */
   private async visitors(linkId: string, w: StatsWindow): Promise<Map<string, number>> {
-    const sketches = new Map<string, Sketch>();
-    for (const row of await this.deps.store.visitors(linkId, w.fromDay, w.toDay)) {
-      if (!w.columns.includes((row.source === 'q' ? 1 : 0) + (row.bot ? 2 : 0))) continue;
-      const into = sketches.get(row.day);
-      if (into === undefined) sketches.set(row.day, decode(row.sketch));
-      else mergeStored(into, row.sketch);
-    }
+    const sketches = daySketches(await this.deps.store.visitors(linkId, w.fromDay, w.toDay), w);
     return new Map([...sketches].map(([day, sketch]) => [day, estimate(sketch)]));
   }
 }
+
+function byLink<T extends { linkId: string }>(rows: T[]): Map<string, T[]> {
+  const grouped = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = grouped.get(row.linkId);
+    if (group === undefined) grouped.set(row.linkId, [row]);
+    else group.push(row);
+  }
+  return grouped;
+}
+
+/** Whether the request shows a gap: those of bot visits only when bots are counted. */
+const shownWith = (w: StatsWindow) => (gap: Gap) => w.request.bots === 'include' || gap.reason !== 'bot_ceiling_reached';
+
+/**
+ * The sketches of the sources and classes the request takes, merged per UTC day: the salt changes at
+ * midnight UTC, so each UTC day has its sketch, shown on the date of the same name.
+ */
+function daySketches(rows: VisitorSketch[], w: StatsWindow): Map<string, Sketch> {
+  const sketches = new Map<string, Sketch>();
+  for (const row of rows) if (w.columns.includes((row.source === 'q' ? 1 : 0) + (row.bot ? 2 : 0))) mergeInto(sketches, row.day, row.sketch);
+  return sketches;
+}
+
+/** Merges a day's sketch, stored (visitors.ts) or not, into the map's sketch of that day (decoded anew when it is the first). */
+function mergeInto(sketches: Map<string, Sketch>, day: string, sketch: Uint8Array): void {
+  const into = sketches.get(day);
+  if (into === undefined) sketches.set(day, decode(sketch));
+  else mergeStored(into, sketch);
+}
+
+/** Unique visitors of the window as a link's page sums them: the estimates of the window's dates. */
+const windowVisitors = (sketches: Map<string, Sketch>, w: StatsWindow) =>
+  w.dates.reduce((n, date) => n + (sketches.has(date) ? estimate(sketches.get(date)!) : 0), 0);
 
 /** The window's totals per breakdown and value. */
 function breakdowns(rows: CountRow[], w: StatsWindow): Totals {

@@ -7,14 +7,14 @@ import { add, emptySketch, estimate, VisitorCodes } from '../../src/analytics/vi
 
 const BOT = { 'user-agent': UA.googlebot };
 
-/** The unique-visitor estimate of a sketch holding exactly these visitors, today on `h`'s clock, under the deployment's secret. */
-async function estimateOf(h: Harness, visitors: Array<[address: string, userAgent: string]>): Promise<number> {
+/** The unique-visitor estimate of a sketch holding exactly these visitors, on the UTC day of `time` (today on `h`'s clock), under the deployment's secret. */
+async function estimateOf(h: Harness, visitors: Array<[address: string, userAgent: string]>, time = h.clock.now()): Promise<number> {
   const { value } = await h.database.db.selectFrom('settings').select('value').where('name', '=', 'network_secret').executeTakeFirstOrThrow();
   const codes = new VisitorCodes(value);
   const sketch = emptySketch();
   add(
     sketch,
-    visitors.map(([address, userAgent]) => codes.code(address, userAgent, h.clock.now())),
+    visitors.map(([address, userAgent]) => codes.code(address, userAgent, time)),
   );
   return estimate(sketch);
 }
@@ -163,5 +163,103 @@ eachDatabase('a tag’s links in one request', (kind) => {
     assert.equal((await h.request('GET', '/links/stats?tag=spring')).status, 401);
     for (const query of ['', 'tag=', 'tag=a&days=0', 'tag=a&tz=Nowhere', 'tag=a&source=s'])
       assert.deepEqual((await h.request('GET', `/links/stats?${query}`, { key })).body, { error: 'invalid_request' }, query);
+  });
+});
+
+eachDatabase('a campaign’s unique visitors, days and gaps', (kind) => {
+  let h: Harness;
+  before(async () => {
+    h = await Harness.start(kind, { TRUST_PROXY: '1', FREE_VISITS_PER_MONTH: '7' });
+  });
+  after(async () => h.close());
+
+  const from = (ip: string, ua = UA.iphone) => ({ 'x-forwarded-for': ip, 'user-agent': ua });
+  type TagLink = { id: string; title: string; visitors: number; daily: { date: string; s: number; q: number }[] };
+
+  test('each link’s unique visitors are its stats’ daily ones summed; the campaign counts a person on two links one day once', async () => {
+    const { key } = await h.account();
+    const make = async (title: string) => (await h.createLink({ target: 'https://example.org/summer', tags: 'summer', title }, { key })).body;
+    const [poster, flyer] = [await make('Poster'), await make('Flyer')];
+    const yesterday = h.clock.now();
+    await visit(h, poster.slug, 2, { path: 'q', headers: from('198.51.100.1') });
+    await visit(h, poster.slug, 1, { headers: from('198.51.100.2') });
+    await visit(h, flyer.slug, 1, { headers: from('198.51.100.1') });
+    await h.app.visitRecorder.flush();
+    h.clock.advance(86_400_000);
+    await visit(h, poster.slug, 1, { headers: from('198.51.100.1') });
+    await visit(h, flyer.slug, 1, { path: 'q', headers: from('198.51.100.3') });
+    await visit(h, flyer.slug, 1, { headers: from('198.51.100.4', UA.googlebot) });
+    await h.app.visitRecorder.flush();
+    for (const bots of ['exclude', 'include']) {
+      const res = await h.request('GET', `/links/stats?tag=summer&days=2&bots=${bots}`, { key });
+      assert.equal(res.status, 200, res.text);
+      for (const link of res.body.links as TagLink[]) {
+        const own = await stats(h, link.id, key, `?days=2&bots=${bots}`);
+        assert.equal(
+          link.visitors,
+          own.daily.reduce((n: number, d: Daily) => n + d.visitors, 0),
+          `${link.title}, bots ${bots}`,
+        );
+        assert.deepEqual(
+          link.daily,
+          own.daily.map((d: Daily) => ({ date: d.date, s: d.s, q: d.q })),
+          `${link.title}, bots ${bots}`,
+        );
+      }
+    }
+    const people = (await h.request('GET', '/links/stats?tag=summer&days=2&bots=exclude', { key })).body;
+    assert.deepEqual(
+      people.links.map((l: TagLink) => [l.title, l.daily.map((d) => [d.s, d.q])]),
+      [
+        [
+          'Poster',
+          [
+            [1, 2],
+            [1, 0],
+          ],
+        ],
+        [
+          'Flyer',
+          [
+            [1, 0],
+            [0, 1],
+          ],
+        ],
+      ],
+    );
+    const sameDay = [
+      await estimateOf(
+        h,
+        [
+          ['198.51.100.1', UA.iphone],
+          ['198.51.100.2', UA.iphone],
+        ],
+        yesterday,
+      ),
+      await estimateOf(h, [
+        ['198.51.100.1', UA.iphone],
+        ['198.51.100.3', UA.iphone],
+      ]),
+    ];
+    assert.equal(people.visitors, sameDay[0]! + sameDay[1]!, 'the first visitor used both links yesterday and counts once that day');
+    assert.deepEqual(people.gaps, []);
+  });
+
+  test('the gaps of the campaign’s links are its gaps, each naming its link; other accounts’ are not', async () => {
+    const { key } = await h.account();
+    const made = (await h.createLink({ target: 'https://example.org/winter', tags: 'winter', title: 'Window' }, { key })).body;
+    const stranger = await h.account();
+    const theirs = (await h.createLink({ target: 'https://example.org/winter', tags: 'winter' }, { key: stranger.key })).body;
+    await visit(h, made.slug, 9);
+    await visit(h, theirs.slug, 9);
+    await h.app.visitRecorder.flush();
+    const body = (await h.request('GET', '/links/stats?tag=winter&days=2', { key })).body;
+    const own = await stats(h, made.id, key, '?days=2');
+    assert.deepEqual([body.links[0].total, own.total], [7, 7]);
+    assert.deepEqual(
+      body.gaps,
+      own.gaps.map((g: object) => ({ ...g, linkId: made.id })),
+    );
+    assert.equal(body.gaps[0].reason, 'allowance_used_up');
   });
 });

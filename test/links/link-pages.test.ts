@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
+import { ICON_SVG } from '../../src/platform/http/pages.js';
 
 eachDatabase('the pages of short links that do not redirect', (kind) => {
   let h: Harness;
@@ -44,6 +46,17 @@ eachDatabase('the pages of short links that do not redirect', (kind) => {
     assert.match(res.text, /<title>Link expired<\/title>/);
     assert.match(res.text, /Trial links work for 7 days/);
     assert.ok(res.text.includes(reportHref(`https://sho.rt/s/${trial.slug}`)));
+  });
+
+  test('the pages carry the website’s icon inline, so a browser asks for no /favicon.ico', async () => {
+    const icon = `<link rel="icon" type="image/svg+xml" href="data:image/svg+xml,${encodeURIComponent(ICON_SVG)}">`;
+    assert.equal(ICON_SVG, fs.readFileSync(new URL('../../web/favicon.svg', import.meta.url), 'utf8').trim());
+    const { key } = await h.account();
+    const link = (await h.createLink({ target: 'https://example.org/i' }, { key })).body;
+    for (const path of ['/s/NoSuchLink2', `/s/${link.slug}+`, '/q/a/b']) {
+      const res = await fetch(`${h.baseUrl}${path}`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+      assert.ok((await res.text()).includes(icon), path);
+    }
   });
 
   test('a slug that is not slug-shaped is escaped in the report link', async () => {

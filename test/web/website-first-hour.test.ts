@@ -332,7 +332,18 @@ eachDatabase('a person’s first hour on the website', (kind) => {
     // Failed requests after a person's own mistake (a weak password, an unpaid link, a session that
     // ended) were logged by the browser above, as it logs any failed load; pages that load log nothing.
     consoleErrors.length = 0;
-    for (const path of ['/', '/app/links', '/app/links/new', `/app/links/${linkId}`, '/app/keys', '/app/billing', '/app/settings', '/report']) {
+    // The preview of a short link (`+`) is one of the service's own pages, not the website's: it carries its icon inline.
+    for (const path of [
+      `/s/${pausedSlug}+`,
+      '/',
+      '/app/links',
+      '/app/links/new',
+      `/app/links/${linkId}`,
+      '/app/keys',
+      '/app/billing',
+      '/app/settings',
+      '/report',
+    ]) {
       await page.goto(path);
       await page.locator('main h1').waitFor();
       await check(path);

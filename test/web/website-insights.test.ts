@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { eachDatabase } from '../helpers/databases.js';
@@ -19,10 +20,12 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
   let page: Page;
   let poster: MadeLink;
   let flyer: MadeLink;
+  let sticker: MadeLink;
 
   before(async () => {
     if (browserSkip) return;
-    world = await startWebsite(kind, { COUNTRY_HEADER: 'x-country' });
+    // Seven free visits a month: the sticker's second visit is past them, a gap in the campaign.
+    world = await startWebsite(kind, { COUNTRY_HEADER: 'x-country', FREE_VISITS_PER_MONTH: '7' });
     const account = await admin(world, 'accounts create', { email: EMAIL, password: PASSWORD });
     const { key } = await admin(world, 'keys create', { account: account.id, scopes: 'links:write' });
     const make = (title: string) => createLinkWithKey(world, key, { target: 'https://example.com/autumn', title, tags: 'autumn' });
@@ -41,6 +44,14 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
     page.setDefaultTimeout(20_000);
     await signIn(page, EMAIL, PASSWORD);
     await until('the visits are recorded', async () => (await fetchInPage(page, `/api/v1/links/${poster.id}/stats?days=7`)).body?.total === 6, 30_000);
+    sticker = await make('Window sticker');
+    await visit(sticker.qrUrl, PHONE, 'DE');
+    await visit(sticker.qrUrl, DESKTOP, 'DE');
+    await until(
+      'the sticker’s visit past the allowance is a gap',
+      async () => (await fetchInPage(page, `/api/v1/links/${sticker.id}/stats?days=7`)).body?.gaps.length === 1,
+      30_000,
+    );
   });
   after(async () => {
     await context?.close();
@@ -87,6 +98,27 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
     await page.getByText('Most visits came through the QR code (80%)').waitFor();
   });
 
+  test('seven days are drawn by the hour to the right edge, and with both ways in the bars are all visits and say so', { skip: browserSkip }, async () => {
+    await page.goto(`/app/links/${poster.id}`);
+    await page.getByRole('radio', { name: '7 days' }).check();
+    const chart = page.locator('.analytics-daily .visits-chart');
+    await chart.getByText(`Visits per hour (${ZONE})`).waitFor();
+    const stats = await fetchInPage(page, `/api/v1/links/${poster.id}/stats?days=7&tz=${ZONE}&bots=exclude`);
+    const dates = stats.body.daily.map((d: { date: string }) => d.date);
+    const [first, last] = [Date.parse(`${dates[0]}T00:00:00Z`) / 1000, Date.parse(`${dates.at(-1)}T00:00:00Z`) / 1000 + 86_400];
+    await until('the hourly chart is drawn', async () => (await chart.locator('.chart-canvas').getAttribute('data-span')) === `${first},${last}`, 20_000);
+    assert.deepEqual(await chart.locator('figcaption .legend').allInnerTexts(), ['Visits']);
+    await page.getByRole('radio', { name: 'QR code' }).check();
+    await until('the legend names the QR code', async () => (await chart.locator('figcaption .legend').allInnerTexts()).join() === 'QR code', 20_000);
+    await page.getByRole('radio', { name: 'Both' }).check();
+    await page.getByRole('radio', { name: '30 days' }).check();
+    await until(
+      'by the day, both ways in are told apart',
+      async () => (await chart.locator('figcaption .legend').allInnerTexts()).join() === 'Short link,QR code',
+      20_000,
+    );
+  });
+
   test('the map is drawn in a chunk of its own and has its table twin with the API’s countries', { skip: browserSkip }, async () => {
     const countries = page.getByRole('table', { name: 'Countries' });
     await countries.getByRole('row', { name: /Germany/ }).waitFor();
@@ -115,25 +147,80 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
     await other.close();
   });
 
-  test('the campaign compares the tag’s links by short link and QR code as the API counts them', { skip: browserSkip }, async () => {
-    await page.goto('/app/campaigns');
-    await page.getByRole('link', { name: 'autumn' }).click();
-    const table = page.getByRole('table', { name: /Links tagged/ });
-    const row = table.getByRole('row', { name: /Station poster/ });
-    await row.waitFor();
-    const tag = (await fetchInPage(page, `/api/v1/links/stats?tag=autumn&days=30&bots=exclude&tz=${ZONE}`)).body;
-    const mine = tag.links.find((l: { id: string }) => l.id === poster.id);
-    const cells = (await row.locator('th, td').allInnerTexts()).map((t) => t.trim());
-    assert.deepEqual(cells.slice(1, 4), [String(mine.s), String(mine.q), String(mine.total)]);
-    assert.match(cells[0]!, /Best placement/);
-    await page.getByRole('button', { name: 'Download CSV' }).waitFor();
-    await screenshot(page, 'campaign', world.shots);
+  test(
+    'the campaign compares the tag’s links as the API counts them: by way in, unique visitors, share, per day, with its gaps',
+    { skip: browserSkip },
+    async () => {
+      await page.goto('/app/campaigns');
+      await page.getByRole('link', { name: 'autumn' }).click();
+      const table = page.getByRole('table', { name: /Links tagged/ });
+      await table.getByRole('row', { name: /Station poster/ }).waitFor();
+      const tag = (await fetchInPage(page, `/api/v1/links/stats?tag=autumn&days=30&bots=exclude&tz=${ZONE}`)).body;
+      // By visits: the poster first; the sticker and the flyer, one visit each, in the order of their slugs.
+      const titles: string[] = tag.links.map((l: { title: string }) => l.title);
+      assert.deepEqual([titles[0], [...titles].sort()], ['Station poster', ['Cafe flyer', 'Station poster', 'Window sticker']]);
+      const percent = (part: number) => `${Math.round((part / tag.total) * 100)}%`;
+      for (const link of tag.links) {
+        const shown = await cells(table.getByRole('row', { name: new RegExp(link.title) }));
+        assert.deepEqual(shown.slice(1), [link.s, link.q, link.total, link.visitors, percent(link.total)].map(String), link.title);
+      }
+      assert.match((await cells(table.getByRole('row', { name: /Station poster/ })))[0]!, /Best placement/);
+      assert.deepEqual((await cells(table.getByRole('row', { name: /All links/ }))).slice(1), [tag.s, tag.q, tag.total, tag.visitors, '100%'].map(String));
+      const figures = await page.locator('.analytics-totals').evaluate((list) => [...list.querySelectorAll('dd.big-number')].map((d) => d.textContent.trim()));
+      assert.deepEqual(figures, [tag.total, tag.visitors, tag.q, tag.s].map(String));
+
+      // The chart: a line per link, and its table twin with the API's days.
+      await until('the chart is drawn', async () => (await page.locator('.campaign-daily .chart-canvas canvas').count()) === 1, 20_000);
+      const legend = await page.locator('.campaign-daily figcaption .legend-line').allInnerTexts();
+      assert.deepEqual(legend, titles);
+      const twin = page.getByRole('table', { name: /Daily visits per link/ });
+      assert.deepEqual(
+        (await twin.locator('thead th').allInnerTexts()).map((t) => t.trim()),
+        ['Date', ...titles, 'Not recorded'],
+      );
+      assert.equal(await twin.locator('tbody tr').count(), 30);
+      for (const day of [0, 29]) {
+        const date = tag.links[0].daily[day].date;
+        const row = await cells(twin.getByRole('row', { name: new RegExp(`^${date}`) }));
+        const perLink = tag.links.map((l: { daily: { s: number; q: number }[] }) => String(l.daily[day]!.s + l.daily[day]!.q));
+        assert.deepEqual(row.slice(0, 4), [date, ...perLink], date);
+        assert.equal(row[4], day === 29 ? 'Monthly recording allowance used up' : '', date);
+      }
+      assert.equal(tag.gaps.length, 1);
+      await page.getByText('Visits were not recorded for 1 period').waitFor();
+      await page.getByRole('link', { name: 'The same numbers as a table' }).waitFor();
+
+      const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+      const csv = fs
+        .readFileSync(await file.path(), 'utf8')
+        .trim()
+        .split('\r\n');
+      assert.equal(csv[0], 'title,slug,short_link,qr_code,total,unique_visitors,share');
+      const first = tag.links[0];
+      assert.equal(csv[1], [first.title, first.slug, first.s, first.q, first.total, first.visitors, percent(first.total)].join(','));
+      await screenshot(page, 'campaign', world.shots);
+    },
+  );
+
+  test('each tag on the links list leads to its campaign', { skip: browserSkip }, async () => {
+    await page.goto('/app/links');
+    const row = page.getByRole('row', { name: /Cafe flyer/ });
+    await row.getByRole('link', { name: 'autumn campaign' }).click();
+    await page.getByRole('heading', { name: 'Campaign “autumn”' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/app/campaigns/autumn');
   });
 
   test('the link page and the campaign pass axe in light and dark at 1280 and 360 px', { skip: browserSkip }, async () => {
-    const found = await axeInBothModes(page, 'campaign');
+    const found: string[] = [];
     for (const width of [1280, 360]) {
       await page.setViewportSize({ width, height: 900 });
+      await page.goto('/app/campaigns/autumn');
+      await until('the campaign’s chart is drawn', async () => (await page.locator('.campaign-daily canvas').count()) === 1, 20_000);
+      found.push(...(await axeInBothModes(page, `campaign at ${width} px`)));
+      await screenshot(page, `campaign-${width}`, world.shots);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await screenshot(page, `campaign-${width}-dark`, world.shots);
+      await page.emulateMedia({ colorScheme: 'light' });
       await page.goto(`/app/links/${poster.id}`);
       await page.locator('.world-map svg').waitFor();
       await page.getByRole('table', { name: 'Countries' }).waitFor();
@@ -144,3 +231,7 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
     assert.deepEqual(found, []);
   });
 });
+
+async function cells(row: ReturnType<Page['getByRole']>): Promise<string[]> {
+  return (await row.locator('th, td').allInnerTexts()).map((text) => text.trim());
+}

@@ -226,6 +226,33 @@ eachDatabase('a person on the website: links', (kind) => {
     assert.equal(await visit(shortUrl), 302);
   });
 
+  test('a destination the service refuses is said at the Destination URL field, when making a link and when editing one', { skip: browserSkip }, async () => {
+    await page.goto(linkPath);
+    // One of the service's own short links: a link to it would loop.
+    const shortUrl = await page.getByRole('link', { name: /\/s\/spring-poster$/ }).innerText();
+    const saidAtField = async () => {
+      const field = page.getByLabel('Destination URL');
+      await page.locator('.field-error').waitFor();
+      assert.equal(await field.getAttribute('aria-invalid'), 'true');
+      const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ');
+      assert.match(await page.locator(`[id="${ids[0]}"]`).innerText(), /cannot be a destination/);
+      assert.equal(await page.getByText('Check the fields').count(), 0);
+    };
+    await page.getByLabel('Destination URL').fill(shortUrl);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await saidAtField();
+    violations.push(...(await axeWhenSettled(page, 'destination refused on the link page')));
+    await page.getByLabel('Destination URL').fill('https://example.com/spring-poster-2');
+    assert.equal(await page.locator('.field-error').count(), 0, 'the error goes once the address changes');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/^Saved\./).waitFor();
+    await page.goto('/app/links/new');
+    await page.getByLabel('Destination URL').fill(shortUrl);
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await saidAtField();
+    violations.push(...(await axeWhenSettled(page, 'destination refused on the new link page')));
+  });
+
   test('every page added here is free of axe violations, in light and dark mode and at 360 px', { skip: browserSkip }, async () => {
     await page.setViewportSize({ width: 360, height: 800 });
     for (const [path, ready] of [

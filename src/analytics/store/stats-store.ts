@@ -1,10 +1,15 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/database/database.js';
-import type { CountRow, CountView, Gap, GapReason, Source, StatsStore, TaggedLink } from '../ports.js';
+import type { CountRow, CountView, Gap, GapReason, StatsStore, TaggedLink, VisitorSketch } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import { holdsTag } from '../../links/link-tags.js';
 import { countRowsOf } from '../counts.js';
 import { unpackSketches } from '../visitors.js';
+
+/** A tally row's four sketches (in the column order /s/, /q/, bots through each), the empty ones left out. */
+const sketchesOf = (r: { day: string; visitors: Uint8Array }): VisitorSketch[] =>
+  unpackSketches(r.visitors).flatMap((sketch, at) => (sketch.length === 0 ? [] : [{ day: r.day, source: at % 2 === 1 ? 'q' : 's', bot: at >= 2, sketch }]));
+const toGap = (r: { from_ms: number; to_ms: number; reason: string }): Gap => ({ from: Number(r.from_ms), to: Number(r.to_ms), reason: r.reason as GapReason });
 
 /** Reads of the counts, sketches and gaps (there are no raw visits), and of recording allowances. */
 export class KyselyStatsStore implements StatsStore {
@@ -29,39 +34,49 @@ export class KyselyStatsStore implements StatsStore {
   }
 
   /**
-   * The account's links whose tags hold `tag` (as the links list matches them: holdsTag), and their
-   * `time` counts.
+   * The account's links whose tags hold `tag` (as the links list matches them: holdsTag), their `time`
+   * counts and unique-visitor sketches, and the gaps of any of them or of every link (after the first
+   * of them was created) overlapping [from, to].
    */
-  async tagCounts(accountId: string, tag: string, fromDay: string, toDay: string) {
-    const links: TaggedLink[] = await this.db
-      .selectFrom('links')
-      .select(['id', 'slug', 'title'])
-      .where('account_id', '=', accountId)
-      .where(holdsTag(tag))
-      .execute();
-    if (links.length === 0) return { links, rows: [] };
-    const stored = await this.db
-      .selectFrom('visit_tallies')
-      .select(['link_id', 'day', 'counts'])
-      .where(
-        'link_id',
-        'in',
-        links.map((l) => l.id),
-      )
-      .where('day', '>=', fromDay)
-      .where('day', '<=', toDay)
-      .execute();
-    const byLink = new Map<string, typeof stored>();
-    for (const row of stored) byLink.set(row.link_id, [...(byLink.get(row.link_id) ?? []), row]);
-    const rows = [...byLink].flatMap(([linkId, days]) =>
-      countRowsOf(days, { quarters: true, perDay: true })
-        .filter((row) => row.dimension === 'time')
-        .map((row) => ({ ...row, linkId })),
-    );
-    return { links, rows };
+  async tagCounts(accountId: string, tag: string, window: { fromDay: string; toDay: string; from: number; to: number }) {
+    const links: TaggedLink[] = (
+      await this.db.selectFrom('links').select(['id', 'slug', 'title', 'created_at']).where('account_id', '=', accountId).where(holdsTag(tag)).execute()
+    ).map((l) => ({ id: l.id, slug: l.slug, title: l.title, createdAt: Number(l.created_at) }));
+    if (links.length === 0) return { links, rows: [], visitors: [], gaps: [] };
+    const ids = links.map((l) => l.id);
+    const firstCreated = Math.min(...links.map((l) => l.createdAt));
+    const [tallies, gaps] = await Promise.all([
+      this.db
+        .selectFrom('visit_tallies')
+        .select(['link_id', 'day', 'counts', 'visitors'])
+        .where('link_id', 'in', ids)
+        .where('day', '>=', window.fromDay)
+        .where('day', '<=', window.toDay)
+        .execute(),
+      this.db
+        .selectFrom('visit_gaps')
+        .select(['link_id', 'from_ms', 'to_ms', 'reason'])
+        .where((eb) => eb.or([eb('link_id', 'in', ids), eb.and([eb('link_id', 'is', null), eb('to_ms', '>', firstCreated)])]))
+        .where('to_ms', '>=', window.from)
+        .where('from_ms', '<=', window.to)
+        .orderBy('from_ms')
+        .execute(),
+    ]);
+    const byLink = new Map<string, typeof tallies>();
+    for (const row of tallies) byLink.set(row.link_id, [...(byLink.get(row.link_id) ?? []), row]);
+    return {
+      links,
+      rows: [...byLink].flatMap(([linkId, days]) =>
+        countRowsOf(days, { quarters: true, perDay: true })
+          .filter((row) => row.dimension === 'time')
+          .map((row) => ({ ...row, linkId })),
+      ),
+      visitors: tallies.flatMap((r) => sketchesOf(r).map((sketch) => ({ ...sketch, linkId: r.link_id }))),
+      gaps: gaps.map((r) => ({ ...toGap(r), ...(r.link_id === null ? {} : { linkId: r.link_id }) })),
+    };
   }
 
-  async visitors(linkId: string, fromDay: string, toDay: string): Promise<{ day: string; source: Source; bot: boolean; sketch: Uint8Array }[]> {
+  async visitors(linkId: string, fromDay: string, toDay: string): Promise<VisitorSketch[]> {
     const rows = await this.db
       .selectFrom('visit_tallies')
       .select(['day', 'visitors'])
@@ -69,9 +84,7 @@ export class KyselyStatsStore implements StatsStore {
       .where('day', '>=', fromDay)
       .where('day', '<=', toDay)
       .execute();
-    return rows.flatMap((r) =>
-      unpackSketches(r.visitors).flatMap((sketch, at) => (sketch.length === 0 ? [] : [{ day: r.day, source: at % 2 === 1 ? 'q' : 's', bot: at >= 2, sketch }])),
-    );
+    return rows.flatMap(sketchesOf);
   }
 
   async gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]> {
@@ -83,7 +96,7 @@ export class KyselyStatsStore implements StatsStore {
       .where('from_ms', '<=', to)
       .orderBy('from_ms')
       .execute();
-    return rows.map((r) => ({ from: Number(r.from_ms), to: Number(r.to_ms), reason: r.reason as GapReason }));
+    return rows.map(toGap);
   }
 
   /**

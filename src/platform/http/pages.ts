@@ -1,6 +1,6 @@
 /**
  * The small HTML pages people see when a short link does not redirect, in the website's colours and
- * type (light and dark), self-contained: no script, no request for a stylesheet, so they stay as fast
+ * type (light and dark), self-contained: no script, no request for a stylesheet or an icon, so they stay as fast
  * as the redirect path that answers them.
  */
 const STYLE =
@@ -13,10 +13,18 @@ const STYLE =
   '.button{display:inline-block;background:var(--accent);color:var(--on-accent);font-weight:600;padding:.5rem 1rem;border-radius:6px;text-decoration:none}' +
   'code{overflow-wrap:anywhere}';
 
+/**
+ * The website's icon (web/favicon.svg, which a test holds equal), inline: without it a browser asks for
+ * /favicon.ico, gets a 404 and logs it as an error on the page.
+ */
+export const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d4ed8"/><path d="M9 17a5 5 0 0 1 5-5h3v3h-3a2 2 0 0 0 0 4h3v3h-3a5 5 0 0 1-5-5zm14-2a5 5 0 0 1-5 5h-3v-3h3a2 2 0 0 0 0-4h-3v-3h3a5 5 0 0 1 5 5z" fill="#fff"/></svg>';
+const ICON = `<link rel="icon" type="image/svg+xml" href="data:image/svg+xml,${encodeURIComponent(ICON_SVG)}">`;
+
 /** A page: its title, a paragraph, and any further markup (`title` and `text` are HTML: escape what is not). */
 export const page = (title: string, text: string, more = '') =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-  `<meta name="robots" content="noindex"><title>${title}</title><style>${STYLE}</style></head><body>` +
+  `<meta name="robots" content="noindex">${ICON}<title>${title}</title><style>${STYLE}</style></head><body>` +
   `<header><a href="/">Short links</a></header><main><h1>${title}</h1><div class="card"><p>${text}</p>${more}</div></main></body></html>`;
 
 /** Where anyone tells the operator about a short link (the website's report page, prefilled). */

@@ -1,6 +1,4 @@
-import type { Static } from '@sinclair/typebox';
 import { useState } from 'preact/hooks';
-import type { TagStats as TagStatsSchema } from '../../../src/analytics/stats-schemas.js';
 import { api } from '../api/client.js';
 import { browserZone } from '../components/charts/wall-clock.js';
 import type { PageProps } from '../routes.js';
@@ -9,9 +7,10 @@ import { formatNumber } from '../ui/format.js';
 import { useResource } from '../ui/use-resource.js';
 import { saveFile } from '../components/qr/render-qr-image.js';
 import { csvCell } from '../../../src/platform/csv-cell.js';
+import { GapList } from './link/analytics-parts.js';
+import { CampaignChart, linkNames, type TagStats } from './campaign/campaign-chart.js';
+import { CampaignTable, share } from './campaign/campaign-table.js';
 import '../components/charts/charts.css';
-
-type TagStats = Static<typeof TagStatsSchema>;
 
 /** One tag's links side by side: which placement worked, bots left out, in the browser's time zone. */
 export default function CampaignPage({ params }: PageProps) {
@@ -20,12 +19,11 @@ export default function CampaignPage({ params }: PageProps) {
   const tz = browserZone();
   const stats = useResource(() => api<TagStats>('GET', `/links/stats?${new URLSearchParams({ tag, days: String(days), bots: 'exclude', tz }).toString()}`));
   const data = stats.data;
-  const best = data?.links[0] && data.links[0].total > 0 ? data.links[0].id : undefined;
   const download = () => {
     if (!data) return;
-    const lines = ['title,slug,short_link,qr_code,total,share'];
+    const lines = ['title,slug,short_link,qr_code,total,unique_visitors,share'];
     for (const link of data.links)
-      lines.push([csvCell(link.title || link.slug), csvCell(link.slug), link.s, link.q, link.total, share(link.total, data.total)].join(','));
+      lines.push([csvCell(link.title || link.slug), csvCell(link.slug), link.s, link.q, link.total, link.visitors, share(link.total, data.total)].join(','));
     saveFile(new Blob([`${lines.join('\r\n')}\r\n`], { type: 'text/csv' }), `campaign-${tag}-${days}-days.csv`);
   };
   return (
@@ -35,60 +33,48 @@ export default function CampaignPage({ params }: PageProps) {
         <a href="/app/campaigns">All campaigns</a>
       </p>
       <p class="hint">
-        The last {days} days, bots left out, days in {tz}.
+        The last {days} days, bots left out, days in {tz}. A visitor is counted once a day without being identified.
       </p>
       <Busy busy={stats.loading && !data} text="Loading the campaign…" />
       <ErrorMessage error={stats.error} />
       {data && (
         <>
-          <p class="analytics-summary">
-            {best
-              ? `${data.links[0]!.title || data.links[0]!.slug} worked best: ${share(data.links[0]!.total, data.total)} of the campaign's ${formatNumber(data.total)} visits.`
-              : 'No visits in this campaign yet.'}
-          </p>
+          <p class="analytics-summary">{summary(data)}</p>
+          <dl class="figures analytics-totals">
+            <div>
+              <dt>Visits</dt>
+              <dd class="big-number">{formatNumber(data.total)}</dd>
+            </div>
+            <div>
+              <dt>Unique visitors</dt>
+              <dd class="big-number">{formatNumber(data.visitors)}</dd>
+              <dd class="hint">Each counted once a day, also across links</dd>
+            </div>
+            <div>
+              <dt>Through the QR code</dt>
+              <dd class="big-number">{formatNumber(data.q)}</dd>
+            </div>
+            <div>
+              <dt>Through the short link</dt>
+              <dd class="big-number">{formatNumber(data.s)}</dd>
+            </div>
+          </dl>
           <div class="actions">
             <button type="button" class="secondary" onClick={download}>
               Download CSV
             </button>
           </div>
-          <table class="campaign-table">
-            <caption>Links tagged “{tag}”, by visits</caption>
-            <thead>
-              <tr>
-                <th scope="col">Link</th>
-                <th scope="col" class="number">
-                  Short link
-                </th>
-                <th scope="col" class="number">
-                  QR code
-                </th>
-                <th scope="col" class="number">
-                  Visits
-                </th>
-                <th scope="col" class="number">
-                  Share
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.links.map((link) => (
-                <tr key={link.id} class={link.id === best ? 'best' : undefined}>
-                  <th scope="row">
-                    <a href={`/app/links/${link.id}`}>{link.title || link.slug}</a>
-                    {link.id === best && <span class="badge"> Best placement</span>}
-                  </th>
-                  <td class="number">{formatNumber(link.s)}</td>
-                  <td class="number">{formatNumber(link.q)}</td>
-                  <td class="number">{formatNumber(link.total)}</td>
-                  <td class="number">{share(link.total, data.total)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <CampaignTable stats={data} tag={tag} />
+          <CampaignChart stats={data} tz={tz} />
+          <GapList gaps={data.gaps} tz={tz} />
         </>
       )}
     </section>
   );
 }
 
-const share = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '0%');
+function summary(data: TagStats): string {
+  const best = data.links[0];
+  if (!best || best.total === 0) return 'No visits in this campaign yet.';
+  return `${linkNames(data.links).get(best.id)} worked best: ${share(best.total, data.total)} of the campaign's ${formatNumber(data.total)} visits.`;
+}

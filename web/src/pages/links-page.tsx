@@ -159,7 +159,7 @@ function Results({ page, state, onState }: { page: LinkPage; state: ListState; o
         {search ? ` matching “${search}”` : ''}
         {tag ? ` tagged ${tag}` : ''}, {order}
       </p>
-      <LinkTable links={page.links} onTag={(next) => onState({ ...state, tag: next, page: 1 })} />
+      <LinkTable links={page.links} />
       {(offset > 0 || page.hasMore) && (
         <nav aria-label="Pages of links" class="actions">
           <button type="button" class="secondary" disabled={state.page === 1} onClick={() => onState({ ...state, page: state.page - 1 })}>

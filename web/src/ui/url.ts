@@ -7,3 +7,7 @@ export function withScheme(text: string): string {
   if (trimmed === '' || /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) || /^(mailto|tel|javascript|data):/i.test(trimmed)) return trimmed;
   return `https://${trimmed.replace(/^\/+/, '')}`;
 }
+
+/** What the API's 400 on a link's destination means, said at the Destination URL field (the other fields are checked by the browser). */
+export const DESTINATION_REFUSED =
+  'This address cannot be a destination. Give a web page such as example.org/menu (http or https), not a short link of this service nor a blocked site.';

@@ -1,5 +1,6 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { lineStyle } from './line-styles.js';
 
 /** One bar of the chart: its start on the zone's wall clock (see wall-clock.ts) and its visits. */
 export interface ChartBucket {
@@ -16,8 +17,17 @@ export interface ChartSpec {
   buckets: ChartBucket[];
   /** Seconds each bucket covers: 3,600 (hours) or 86,400 (days). */
   span: number;
-  /** `both` stacks the QR code's visits under the short link's. */
-  show: 'both' | 's' | 'q';
+  /** `both` stacks the QR code's visits under the short link's; `all` draws every visit as one series (hours carry no split by source). */
+  show: 'both' | 'all' | 's' | 'q';
+  gaps: ChartGap[];
+}
+
+/** The links of a campaign, one line each, over the same buckets. */
+export interface LinesSpec {
+  /** The start of each bucket on the zone's wall clock. */
+  starts: number[];
+  span: number;
+  lines: { label: string; values: number[] }[];
   gaps: ChartGap[];
 }
 
@@ -27,35 +37,17 @@ const hourLabel = uPlot.fmtDate('{H}:00');
 const utc = (t: number) => uPlot.tzDate(new Date(t * 1000), 'Etc/UTC');
 
 /**
- * Visits as bars, each covering its hour or day, so the last one reaches the right edge; with both
- * sources the QR code's visits (hatched) sit under the short link's. Every gap in recording is shaded
- * across the part it covers. Colours come from the page's CSS, so dark mode follows.
+ * What every chart of visits shares: the x axis from the first bucket's start to the last one's end
+ * (so the last bucket reaches the right edge), labels of days or hours, a y axis from 0, the gaps
+ * shaded, colours from the page's CSS (dark mode follows), and a width that follows the box.
  */
-export function drawVisitsChart(target: HTMLElement, spec: ChartSpec): { destroy: () => void } {
+function drawFrame(target: HTMLElement, frame: { starts: number[]; span: number; gaps: ChartGap[] }, series: uPlot.Series[], data: uPlot.AlignedData) {
   const css = getComputedStyle(target);
   const colour = (name: string) => css.getPropertyValue(name).trim();
   const axis = { stroke: colour('--text'), grid: { stroke: colour('--chart-grid'), width: 1 }, ticks: { stroke: colour('--chart-grid'), width: 1 } };
-  const { buckets, span } = spec;
-  const first = buckets[0]?.at ?? 0;
-  const end = (buckets.at(-1)?.at ?? 0) + span;
-  const bars = uPlot.paths.bars!({ align: 1, size: [span === 3600 ? 1 : 0.8, Infinity, 1] });
-  const x = buckets.map((b) => b.at);
-  const top = buckets.map((b) => (spec.show === 'q' ? b.q : spec.show === 's' ? b.s : b.s + b.q));
-  const series: uPlot.Series[] = [
-    {},
-    {
-      label: spec.show === 'q' ? 'QR code' : 'Short link',
-      fill: colour(spec.show === 'q' ? '--series-q' : '--series-s'),
-      stroke: 'transparent',
-      paths: bars,
-      points: { show: false },
-    },
-  ];
-  const data: uPlot.AlignedData = [x, top];
-  if (spec.show === 'both') {
-    series.push({ label: 'QR code', fill: hatch(colour('--series-q'), colour('--bg')), stroke: 'transparent', paths: bars, points: { show: false } });
-    data.push(buckets.map((b) => b.q));
-  }
+  const { starts, span } = frame;
+  const first = starts[0] ?? 0;
+  const end = (starts.at(-1) ?? 0) + span;
   const label = (t: number) => (span === 3600 && t % 86_400 !== 0 ? hourLabel(utc(t)) : dayLabel(utc(t)));
   const plot = new uPlot(
     {
@@ -70,8 +62,12 @@ export function drawVisitsChart(target: HTMLElement, spec: ChartSpec): { destroy
         { ...axis, values: (_u, splits) => splits.map((t) => (t < end ? label(t) : '')) },
         { ...axis, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000], size: 50 },
       ],
-      series,
-      hooks: { drawClear: [(u) => shadeGaps(u, spec.gaps, colour('--chart-gap'))] },
+      series: [{}, ...series],
+      hooks: {
+        drawClear: [(u) => shadeGaps(u, frame.gaps, colour('--chart-gap'))],
+        // What the axis spans, as drawn: the tests read it (the last bucket must end at the right edge).
+        draw: [(u) => void (target.dataset.span = `${u.scales.x!.min},${u.scales.x!.max}`)],
+      },
     },
     data,
     target,
@@ -84,6 +80,45 @@ export function drawVisitsChart(target: HTMLElement, spec: ChartSpec): { destroy
       plot.destroy();
     },
   };
+}
+
+/**
+ * Visits as bars, each covering its hour or day; with both sources the QR code's visits (hatched) sit
+ * under the short link's. Every gap in recording is shaded across the part it covers.
+ */
+export function drawVisitsChart(target: HTMLElement, spec: ChartSpec): { destroy: () => void } {
+  const colour = (name: string) => getComputedStyle(target).getPropertyValue(name).trim();
+  const { buckets, span } = spec;
+  const bars = uPlot.paths.bars!({ align: 1, size: [span === 3600 ? 1 : 0.8, Infinity, 1] });
+  const top = buckets.map((b) => (spec.show === 'q' ? b.q : spec.show === 's' ? b.s : b.s + b.q));
+  const series: uPlot.Series[] = [
+    {
+      label: { q: 'QR code', s: 'Short link', all: 'Visits', both: 'Short link' }[spec.show],
+      fill: colour(spec.show === 'q' ? '--series-q' : '--series-s'),
+      stroke: 'transparent',
+      paths: bars,
+      points: { show: false },
+    },
+  ];
+  const starts = buckets.map((b) => b.at);
+  const data: uPlot.AlignedData = [starts, top];
+  if (spec.show === 'both') {
+    series.push({ label: 'QR code', fill: hatch(colour('--series-q'), colour('--bg')), stroke: 'transparent', paths: bars, points: { show: false } });
+    data.push(buckets.map((b) => b.q));
+  }
+  return drawFrame(target, { starts, span, gaps: spec.gaps }, series, data);
+}
+
+/** One line per link, each value at the middle of its bucket with a mark on it, in colours and dashes of lineStyle. */
+export function drawLinesChart(target: HTMLElement, spec: LinesSpec): { destroy: () => void } {
+  const css = getComputedStyle(target);
+  const series: uPlot.Series[] = spec.lines.map((line, i) => {
+    const { colour, dash } = lineStyle(i);
+    const stroke = css.getPropertyValue(colour).trim();
+    return { label: line.label, stroke, width: 2, dash, points: { show: true, size: 6, stroke, fill: stroke } };
+  });
+  const middles = spec.starts.map((at) => at + spec.span / 2);
+  return drawFrame(target, spec, series, [middles, ...spec.lines.map((line) => line.values)]);
 }
 
 /** Diagonal stripes of `ink` on `paper`: the QR code's bars differ from the short link's by more than colour. */

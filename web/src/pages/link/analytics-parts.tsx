@@ -12,7 +12,7 @@ export const GAP_WORDS: Record<StatsGap['reason'], string> = {
 };
 
 /** The gaps' reasons that overlap [from, to) on the zone's wall clock, in words. */
-function gapWords(gaps: StatsGap[], tz: string, from: number, to: number): string {
+export function gapWords(gaps: StatsGap[], tz: string, from: number, to: number): string {
   const hit = gaps.filter((g) => wallSeconds(g.from, tz) < to && wallSeconds(g.to, tz) >= from);
   return [...new Set(hit.map((g) => GAP_WORDS[g.reason]))].join('; ');
 }

@@ -31,8 +31,8 @@ export function chartSpec(stats: Stats, filters: StatsFilters, hourly: boolean):
       )
     : stats.daily.map((day) => ({ at: dayStart(day.date), s: day.s, q: day.q }));
   const gaps = stats.gaps.map((gap) => ({ from: wallSeconds(gap.from, filters.tz), to: wallSeconds(gap.to, filters.tz) }));
-  // Hours carry no split by source: with both, the bars are all visits, drawn as the short link's colour.
-  const show = hourly ? (filters.source === 'q' ? 'q' : 's') : filters.source;
+  // Hours carry no split by source: with both, the bars are all visits, labelled so.
+  const show = hourly ? (filters.source === 'both' ? 'all' : filters.source) : filters.source;
   return { buckets, span: hourly ? 3600 : 86_400, show, gaps };
 }
 

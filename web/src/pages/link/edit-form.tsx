@@ -4,7 +4,7 @@ import type { Link } from '../../api/types.js';
 import { ErrorMessage, Field, Notice, Submit, submitted } from '../../ui/form.js';
 import { useAction } from '../../ui/use-action.js';
 import { dropDraft, keepDraft, savedDraft } from '../../ui/drafts.js';
-import { withScheme } from '../../ui/url.js';
+import { DESTINATION_REFUSED, withScheme } from '../../ui/url.js';
 import { Conflict } from './conflict.js';
 import { editOf, type Edit, type EditableField } from './edit-changes.js';
 
@@ -28,6 +28,7 @@ export function EditForm({ link, onSaved }: { link: Link; onSaved: (link: Link) 
   const [values, setValues] = useState(() => restored ?? valuesOf(link));
   const [conflict, setConflict] = useState<{ current: Link; edit: Edit }>();
   const [saved, setSaved] = useState(false);
+  const [refused, setRefused] = useState<string>();
   const edit = editOf(base, values);
   const dirty = Object.keys(edit).length > 0;
 
@@ -46,6 +47,7 @@ export function EditForm({ link, onSaved }: { link: Link; onSaved: (link: Link) 
 
   const save = useAction(async (version: number, changes: Edit) => {
     setSaved(false);
+    setRefused(undefined);
     try {
       const updated = await api<Link>('PATCH', `/links/${link.id}`, { version, ...changes });
       setConflict(undefined);
@@ -54,6 +56,7 @@ export function EditForm({ link, onSaved }: { link: Link; onSaved: (link: Link) 
       setSaved(true);
       onSaved(updated);
     } catch (error) {
+      if (error instanceof ApiError && error.code === 'invalid_request' && 'target' in changes) return setRefused(changes.target);
       if (!(error instanceof ApiError && error.code === 'link_changed')) throw error;
       const current = await api<Link>('GET', `/links/${link.id}`);
       setConflict({ current, edit: changes });
@@ -84,6 +87,7 @@ export function EditForm({ link, onSaved }: { link: Link; onSaved: (link: Link) 
         value={values.target}
         onValue={set('target')}
         onBlur={() => set('target')(withScheme(values.target))}
+        error={refused !== undefined && refused === values.target ? DESTINATION_REFUSED : undefined}
       />
       <Field label="Title" name="title" maxLength={100} value={values.title} onValue={set('title')} />
       <Field label="Tags" name="tags" maxLength={160} value={values.tags} onValue={set('tags')} hint="Words to search by, such as poster, spring." />

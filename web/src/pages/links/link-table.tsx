@@ -17,9 +17,9 @@ export function markArrived(): void {
 
 /**
  * A page of the account's links, one row each: known by its title (the slug second), with a small QR
- * code, its tags, visits and status. On a phone each row is a compact card.
+ * code, its tags (each leading to its campaign), visits and status. On a phone each row is a compact card.
  */
-export function LinkTable({ links, onTag }: { links: Link[]; onTag?: (tag: string) => void }) {
+export function LinkTable({ links }: { links: Link[] }) {
   useLayoutEffect(() => {
     if (performance.getEntriesByName(RENDER_MARKS.arrived).length === 0) return;
     performance.mark(RENDER_MARKS.drawn);
@@ -45,14 +45,14 @@ export function LinkTable({ links, onTag }: { links: Link[]; onTag?: (tag: strin
       </thead>
       <tbody>
         {links.map((link) => (
-          <LinkRow key={link.id} link={link} onTag={onTag} />
+          <LinkRow key={link.id} link={link} />
         ))}
       </tbody>
     </table>
   );
 }
 
-function LinkRow({ link, onTag }: { link: Link; onTag?: (tag: string) => void }) {
+function LinkRow({ link }: { link: Link }) {
   const tags = splitTags(link.tags);
   return (
     <tr>
@@ -71,13 +71,9 @@ function LinkRow({ link, onTag }: { link: Link; onTag?: (tag: string) => void })
           <ul class="chips" aria-label="Tags">
             {tags.map((tag) => (
               <li key={tag}>
-                {onTag ? (
-                  <button type="button" class="chip" onClick={() => onTag(tag)} aria-label={`Show links tagged ${tag}`}>
-                    {tag}
-                  </button>
-                ) : (
-                  <span class="chip">{tag}</span>
-                )}
+                <a class="chip" href={`/app/campaigns/${encodeURIComponent(tag)}`} aria-label={`${tag} campaign`}>
+                  {tag}
+                </a>
               </li>
             ))}
           </ul>

@@ -4,7 +4,7 @@ import type { Link, Quote } from '../../api/types.js';
 import { ConfirmDialog } from '../../ui/dialog.js';
 import { ErrorMessage, Field, Submit, submitted } from '../../ui/form.js';
 import { useAction } from '../../ui/use-action.js';
-import { withScheme } from '../../ui/url.js';
+import { DESTINATION_REFUSED, withScheme } from '../../ui/url.js';
 import { bodyOf, EMPTY_FIELDS, type Fields } from './new-link-fields.js';
 import { EXTRA_LINK_CREDITS, QuoteText } from './quote-text.js';
 
@@ -34,6 +34,7 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
   const [fields, setFields] = useState<Fields>(EMPTY_FIELDS);
   const [quote, setQuote] = useState<Quote>();
   const [taken, setTaken] = useState<AliasTaken>();
+  const [refused, setRefused] = useState<string>();
   const attempt = useRef<{ body: string; key: string } | undefined>(undefined);
   const set = (name: keyof Fields) => (value: string) => setFields((current) => ({ ...current, [name]: value }));
 
@@ -42,6 +43,7 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
     const serialized = JSON.stringify(body);
     if (attempt.current?.body !== serialized) attempt.current = { body: serialized, key: newIdempotencyKey() };
     setTaken(undefined);
+    setRefused(undefined);
     // A taken alias is said at the field before anything is sent (and again if it is taken meanwhile).
     if (body.alias && maxCredits === 0 && (await aliasTaken(body.alias, setTaken))) return;
     try {
@@ -53,6 +55,7 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
       if (!mayRetry(error)) attempt.current = undefined;
       if (error instanceof ApiError && error.code === 'link_allowance_required') setQuote(await api<Quote>('POST', '/quotes', { action: 'link.create' }));
       else if (error instanceof ApiError && error.code === 'request_conflict' && body.alias && (await aliasTaken(body.alias, setTaken))) setQuote(undefined);
+      else if (error instanceof ApiError && error.code === 'invalid_request') setRefused(fields.target);
       else throw error;
     }
   });
@@ -85,6 +88,7 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
         value={fields.target}
         onValue={set('target')}
         onBlur={() => set('target')(withScheme(fields.target))}
+        error={refused !== undefined && refused === fields.target ? DESTINATION_REFUSED : undefined}
         hint="https:// is added when you leave it out."
       />
       <Field
