@@ -239,12 +239,12 @@ eachDatabase('a person on the website: links', (kind) => {
       assert.equal(await page.getByText('Check the fields').count(), 0);
     };
     await page.getByLabel('Destination URL').fill(shortUrl);
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await saidAtField();
     violations.push(...(await axeWhenSettled(page, 'destination refused on the link page')));
     await page.getByLabel('Destination URL').fill('https://example.com/spring-poster-2');
     assert.equal(await page.locator('.field-error').count(), 0, 'the error goes once the address changes');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(/^Saved\./).waitFor();
     await page.goto('/app/links/new');
     await page.getByLabel('Destination URL').fill(shortUrl);
