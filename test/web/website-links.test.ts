@@ -121,7 +121,7 @@ eachDatabase('a person on the website: links', (kind) => {
   test('a signed-in person makes a link with a double click, and its short URL redirects in another browser', { skip: browserSkip }, async () => {
     await signIn(page, EMAIL, PASSWORD);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New link' }).click();
-    await page.getByText('25 free links left this month.').waitFor();
+    await page.getByText('25 of 25 free links left this month.').waitFor();
     await page.getByLabel('Destination URL').fill('https://example.com/spring-poster');
     await page.getByLabel('Alias').fill('spring-poster');
     await page.getByLabel('Title').fill('Spring poster');
@@ -239,12 +239,12 @@ eachDatabase('a person on the website: links', (kind) => {
       assert.equal(await page.getByText('Check the fields').count(), 0);
     };
     await page.getByLabel('Destination URL').fill(shortUrl);
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await saidAtField();
     violations.push(...(await axeWhenSettled(page, 'destination refused on the link page')));
     await page.getByLabel('Destination URL').fill('https://example.com/spring-poster-2');
     assert.equal(await page.locator('.field-error').count(), 0, 'the error goes once the address changes');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(/^Saved\./).waitFor();
     await page.goto('/app/links/new');
     await page.getByLabel('Destination URL').fill(shortUrl);
