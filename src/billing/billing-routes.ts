@@ -35,7 +35,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         operationId: 'createQuote',
         tags: tags('account'),
         summary: 'Estimate what an action would cost this key now (reserves nothing)',
-        description: `\`link.create\`: one link (free while free links remain, else ${prices.extraLinkCredits} credits); \`tracking.purchase\`: one capacity pack (${prices.packCredits} credits). An estimate: the shared free allowance may be used up before the action, and the final spend must stay within \`maxCredits\`, the key’s monthly budget and the balance. \`canSpend\` says whether this key could perform the action now, scopes included.`,
+        description: `\`link.create\`: one link, new or a kept trial link (free while free links remain, else ${prices.extraLinkCredits} credits); \`tracking.purchase\`: one capacity pack (${prices.packCredits} credits). An estimate: the shared free allowance may be used up before the action, and the final spend must stay within \`maxCredits\`, the key’s monthly budget and the balance. \`canSpend\` says whether this key could perform the action now, scopes included.`,
         body: QuoteBody,
         response: { 200: ok(QuoteResult, 'The quote.'), ...errorResponses({}) },
       },

@@ -21,7 +21,7 @@ export const linkToolRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         operationId: 'claimTrialLink',
         tags: tags('links'),
         summary: 'Keep a trial link: it becomes a link of the account, with no expiry',
-        description: `The body's \`trialToken\` proves the caller made the trial link. The link counts as a new link of the account: one of the month's free links while they last, then ${prices.extraLinkCredits} purchased credits when \`maxCredits\` allows it (402 \`link_allowance_required\` otherwise, as for creation). Idempotent: claiming a link the account already holds returns it and spends nothing. Afterwards the trial token no longer reads the link; its short URL, QR URL, slug and visits stay. A trial link lives ${trial.lifetimeDays} days: an expired one cannot be kept.`,
+        description: `The body's \`trialToken\` proves the caller made the trial link. The link counts as a new link of the account: one of the month's free links while they last, then ${prices.extraLinkCredits} purchased credits when \`maxCredits\` allows it (402 \`link_allowance_required\` otherwise, as for creation). Its price is a \`link.create\` quote's (POST /quotes, whose \`freeLinks\` says how many claims are still free): ask it first and send \`maxCredits\` once paying is accepted, so no claim is refused. Idempotent: claiming a link the account already holds returns it and spends nothing. Afterwards the trial token no longer reads the link; its short URL, QR URL, slug and visits stay. A trial link lives ${trial.lifetimeDays} days: an expired one cannot be kept.`,
         params: UuidParams,
         body: ClaimLinkBody,
         response: {

@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { eachDatabase } from '../helpers/databases.js';
 import { axeInBothModes, browserSkip, screenshot } from './browser.js';
 import { linkFromMail } from './mail.js';
-import { admin, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
+import { admin, createLinkWithKey, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
 
 const EMAIL = 'grace@example.com';
 const PASSWORD = 'walnut-ferry-lantern-4471';
@@ -188,6 +188,8 @@ eachDatabase('a person’s first hour on the website', (kind) => {
     await page.getByRole('button', { name: 'Create link' }).waitFor();
     const current = await page.locator('nav[aria-label="Main"] [aria-current="page"]').allInnerTexts();
     assert.deepEqual(current, ['New link']);
+    // The allowance as the server counts it (FREE_LINKS_PER_MONTH=6 here), not a number of the website's.
+    await page.getByText(/^\d of 6 free links left this month\.$/).waitFor();
     const taken = (await postInPage(page, '/api/v1/links', { target: 'https://example.org/x', alias: `menu-${kind}` })).body.slug;
     await page.getByLabel('Destination URL').fill('example.org/spring?lang=en&utm_source=old&q=a%20b');
     await page.getByLabel('Alias').fill(taken);
@@ -215,6 +217,7 @@ eachDatabase('a person’s first hour on the website', (kind) => {
     await page.getByRole('button', { name: 'Create link' }).click();
     const dialog = page.getByRole('dialog', { name: 'Pay for this link?' });
     await dialog.waitFor();
+    assert.match(await dialog.innerText(), /The 6 free links of this month are used up\./);
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press(i % 2 ? 'Shift+Tab' : 'Tab');
       await page.keyboard.press('Tab');
@@ -326,6 +329,54 @@ eachDatabase('a person’s first hour on the website', (kind) => {
       .catch(() => undefined);
     await page.waitForFunction(() => !document.body.innerText.includes('Capacity pack bought'));
     await check('billing after a refund');
+  });
+
+  test('trial links kept past the free links: the price is asked before any claim, no console error, kept once confirmed', { skip: browserSkip }, async () => {
+    const email = 'ada@example.com';
+    const account = await admin(world, 'accounts create', { email, password: PASSWORD });
+    await admin(world, 'credits grant', { account: account.id, credits: '100' });
+    const { key } = await admin(world, 'keys create', { account: account.id, scopes: 'links:read,links:write' });
+    for (let i = 0; i < 5; i++) await createLinkWithKey(world, key, { target: `https://example.org/ada-${i}` });
+    const { context: other, page: tab } = await newPage(world, { width: 1280 });
+    const errors: string[] = [];
+    tab.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`${tab.url()}: ${message.text()}`);
+    });
+    try {
+      await tab.goto('/');
+      for (const name of ['flyer', 'sticker']) {
+        await tab.getByLabel('Long URL').fill(`example.org/${name}`);
+        await tab.getByRole('button', { name: 'Shorten' }).click();
+        await tab.getByRole('link', { name: 'See this link’s page with its visits' }).waitFor();
+        // Listed after a reload: then the next one is made from a page showing no result yet.
+        await tab.reload();
+        await tab.getByRole('region', { name: 'Your trial links' }).getByText(`https://example.org/${name}`).waitFor();
+      }
+      // One free link is left for two trial links: one is kept at once, the other waits for a yes.
+      await tab.goto('/app/signin');
+      assert.equal(await tab.getByRole('checkbox', { name: 'Keep my trial links' }).isChecked(), true);
+      await tab.getByLabel('Email').fill(email);
+      await tab.getByLabel('Password').fill(PASSWORD);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.waitForURL('**/app/links');
+      await tab.getByText('1 trial link is now yours, with no expiry').waitFor();
+      await tab.getByText(/1 trial link was not kept yet/).waitFor();
+      assert.equal((await fetchInPage(tab, '/api/v1/account/usage')).body.purchasedBalance, 100);
+      await tab.getByRole('button', { name: 'Keep for 10 credits' }).click();
+      const dialog = tab.getByRole('dialog', { name: 'Pay to keep your trial links?' });
+      await dialog.waitFor();
+      assert.match(await dialog.innerText(), /The 6 free links of this month are used up\. This link costs 10 credits/);
+      await screenshot(tab, 'keep-trials-pay', world.shots);
+      await dialog.getByRole('button', { name: 'Spend 10 credits' }).click();
+      await tab.getByText('2 trial links are now yours, with no expiry').waitFor();
+      const usage = (await fetchInPage(tab, '/api/v1/account/usage')).body;
+      assert.deepEqual([usage.purchasedBalance, usage.links.total], [90, 7]);
+      await settled(tab);
+      violations.push(...(await axeInBothModes(tab, 'links after keeping paid trial links')));
+      assert.deepEqual(errors, []);
+    } finally {
+      await other.close();
+    }
   });
 
   test('no signed-in page logs a console error, and every page passed axe in both modes', { skip: browserSkip }, async () => {

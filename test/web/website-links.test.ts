@@ -121,7 +121,7 @@ eachDatabase('a person on the website: links', (kind) => {
   test('a signed-in person makes a link with a double click, and its short URL redirects in another browser', { skip: browserSkip }, async () => {
     await signIn(page, EMAIL, PASSWORD);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New link' }).click();
-    await page.getByText('25 free links left this month.').waitFor();
+    await page.getByText('25 of 25 free links left this month.').waitFor();
     await page.getByLabel('Destination URL').fill('https://example.com/spring-poster');
     await page.getByLabel('Alias').fill('spring-poster');
     await page.getByLabel('Title').fill('Spring poster');

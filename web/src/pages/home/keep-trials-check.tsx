@@ -13,8 +13,8 @@ export function KeepTrialsCheck({ count, checked, onChange }: { count: number; c
       <input id={id} type="checkbox" checked={checked} onChange={(e) => onChange(e.currentTarget.checked)} aria-describedby={`${id}-hint`} />
       <label for={id}>Keep my trial links</label>
       <p class="hint" id={`${id}-hint`}>
-        This browser made {plural(count, 'trial link', 'trial links')}. Kept, they become links of your account with no expiry, counted as new links (25 a month
-        are free).
+        This browser made {plural(count, 'trial link', 'trial links')}. Kept, they become links of your account with no expiry, counted as new links (this
+        month’s free links first; past them you are asked before paying).
       </p>
     </div>
   );

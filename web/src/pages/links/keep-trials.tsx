@@ -6,7 +6,7 @@ import { ErrorMessage, Notice } from '../../ui/form.js';
 import { plural } from '../../ui/format.js';
 import { useAction } from '../../ui/use-action.js';
 import { choseToKeep, chooseToKeep, forgetTrial, keepableTrials, type SavedTrial } from '../home/trial-store.js';
-import { EXTRA_LINK_CREDITS, QuoteText } from './quote-text.js';
+import { EXTRA_LINK_CREDITS, quoteLink, QuoteText, type LinkQuote } from './quote-text.js';
 
 const OVERRIDES = {
   credits_required: `Your purchased balance is too small for these links (${EXTRA_LINK_CREDITS} credits each). See Usage and billing for how to get credits; nothing was spent.`,
@@ -15,16 +15,24 @@ const OVERRIDES = {
 /**
  * Keeps the trial links this browser made when the person chose "Keep my trial links" on signing up or
  * in: each is claimed with its token (POST /links/{id}/claim, idempotent), free while the month's free
- * links last; the rest are priced and kept only once the person confirms, as any paid link.
+ * links last; the rest are priced and kept only once the person confirms, as any paid link. The free
+ * links left are asked first (a link.create quote: a claim counts as a new link), so the automatic
+ * claims stay within them and none is refused with 402 (only a race with another tab still meets one).
  */
 export function KeepTrials({ onKept }: { onKept: () => void }) {
   const [kept, setKept] = useState(0);
   const [unpaid, setUnpaid] = useState<SavedTrial[]>([]);
-  const [quote, setQuote] = useState<Quote>();
+  const [quote, setQuote] = useState<LinkQuote>();
   const claim = useAction(async (trials: SavedTrial[], maxCredits: number) => {
     const left: SavedTrial[] = [];
     let done = 0;
+    // Unpaid, only as many as the month's free links left are sent; the rest wait for the person's yes.
+    const free = maxCredits ? trials.length : ((await api<Quote>('POST', '/quotes', { action: 'link.create' })).freeLinks ?? 0);
     for (const trial of trials) {
+      if (done >= free) {
+        left.push(trial);
+        continue;
+      }
       try {
         await api<Link>('POST', `/links/${trial.id}/claim`, { trialToken: trial.token, ...(maxCredits ? { maxCredits } : {}) });
         forgetTrial(trial.id);
@@ -53,7 +61,7 @@ export function KeepTrials({ onKept }: { onKept: () => void }) {
     else chooseToKeep(false);
   }, []);
 
-  const offer = async () => setQuote(await api<Quote>('POST', '/quotes', { action: 'link.create' }));
+  const offer = async () => setQuote(await quoteLink());
   if (kept === 0 && unpaid.length === 0 && !claim.error) return null;
   return (
     <div role="status" class="keep-trials">

@@ -1,17 +1,17 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, ApiError, newIdempotencyKey } from '../../api/client.js';
-import type { Link, Quote } from '../../api/types.js';
+import type { Link } from '../../api/types.js';
 import { ConfirmDialog } from '../../ui/dialog.js';
 import { ErrorMessage, Field, Submit, submitted } from '../../ui/form.js';
 import { useAction } from '../../ui/use-action.js';
 import { DESTINATION_REFUSED, withScheme } from '../../ui/url.js';
 import { bodyOf, EMPTY_FIELDS, type Fields } from './new-link-fields.js';
-import { EXTRA_LINK_CREDITS, QuoteText } from './quote-text.js';
+import { EXTRA_LINK_CREDITS, quoteLink, QuoteText, type LinkQuote } from './quote-text.js';
 
 const OVERRIDES = {
   invalid_request: 'Check the fields: the destination must be a web address such as example.org/menu, the alias 40 letters, digits, - or _ at most.',
   request_conflict: 'This link is still being made. Wait a moment and try again: it will not be made twice.',
-  link_allowance_required: 'The 25 free links of this month are used up. Another link costs 10 purchased credits: confirm to pay for it.',
+  link_allowance_required: 'The free links of this month are used up. Another link costs 10 purchased credits: confirm to pay for it.',
   credits_required: `Your purchased balance is too small for another link (it costs ${EXTRA_LINK_CREDITS} credits). See Usage and billing for how to get credits; nothing was spent.`,
 };
 
@@ -32,7 +32,7 @@ interface AliasTaken {
  */
 export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) {
   const [fields, setFields] = useState<Fields>(EMPTY_FIELDS);
-  const [quote, setQuote] = useState<Quote>();
+  const [quote, setQuote] = useState<LinkQuote>();
   const [taken, setTaken] = useState<AliasTaken>();
   const [refused, setRefused] = useState<string>();
   const attempt = useRef<{ body: string; key: string } | undefined>(undefined);
@@ -53,7 +53,7 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
       onCreated(link);
     } catch (error) {
       if (!mayRetry(error)) attempt.current = undefined;
-      if (error instanceof ApiError && error.code === 'link_allowance_required') setQuote(await api<Quote>('POST', '/quotes', { action: 'link.create' }));
+      if (error instanceof ApiError && error.code === 'link_allowance_required') setQuote(await quoteLink());
       else if (error instanceof ApiError && error.code === 'request_conflict' && body.alias && (await aliasTaken(body.alias, setTaken))) setQuote(undefined);
       else if (error instanceof ApiError && error.code === 'invalid_request') setRefused(fields.target);
       else throw error;
