@@ -211,20 +211,26 @@ eachDatabase('a person’s first hour on the website', (kind) => {
     await shots('link-page');
   });
 
-  test('past the free links the payment dialog keeps focus inside while open', { skip: browserSkip }, async () => {
-    await page.goto('/app/links/new');
-    await page.getByLabel('Destination URL').fill('example.org/one-more');
-    await page.getByRole('button', { name: 'Create link' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Pay for this link?' });
-    await dialog.waitFor();
-    assert.match(await dialog.innerText(), /The 6 free links of this month are used up\./);
-    for (let i = 0; i < 6; i++) {
-      await page.keyboard.press(i % 2 ? 'Shift+Tab' : 'Tab');
-      await page.keyboard.press('Tab');
-      assert.equal(await page.evaluate(() => document.activeElement?.closest('dialog') !== null), true, `focus left the dialog after ${i + 1} steps`);
-    }
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-  });
+  test(
+    'past the free links the price is asked before anything is sent (no 402 in the console), and the payment dialog keeps focus inside while open',
+    { skip: browserSkip },
+    async () => {
+      await page.goto('/app/links/new');
+      consoleErrors.length = 0;
+      await page.getByLabel('Destination URL').fill('example.org/one-more');
+      await page.getByRole('button', { name: 'Create link' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Pay for this link?' });
+      await dialog.waitFor();
+      assert.match(await dialog.innerText(), /The 6 free links of this month are used up\./);
+      assert.deepEqual(consoleErrors, []);
+      for (let i = 0; i < 6; i++) {
+        await page.keyboard.press(i % 2 ? 'Shift+Tab' : 'Tab');
+        await page.keyboard.press('Tab');
+        assert.equal(await page.evaluate(() => document.activeElement?.closest('dialog') !== null), true, `focus left the dialog after ${i + 1} steps`);
+      }
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+    },
+  );
 
   test('an edit survives a session that ends: it is kept, the sign-in says so, and the draft comes back', { skip: browserSkip }, async () => {
     await page.goto(`/app/links/${linkId}`);

@@ -28,7 +28,8 @@ interface AliasTaken {
 /**
  * A new link. One Idempotency-Key per submission, kept while the same body is retried after an
  * uncertain answer, so double clicks and retries never make two links. Past the month's free links
- * the price is quoted and the person confirms before any credits are spent.
+ * the price is quoted before anything is sent, and the person confirms before any credits are spent
+ * (a 402 from a race with another tab leads to the same quote).
  */
 export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) {
   const [fields, setFields] = useState<Fields>(EMPTY_FIELDS);
@@ -46,6 +47,11 @@ export function NewLinkForm({ onCreated }: { onCreated: (link: Link) => void }) 
     setRefused(undefined);
     // A taken alias is said at the field before anything is sent (and again if it is taken meanwhile).
     if (body.alias && maxCredits === 0 && (await aliasTaken(body.alias, setTaken))) return;
+    // Past the month's free links the price is asked first: the creation would only be refused (402).
+    if (maxCredits === 0) {
+      const price = await quoteLink();
+      if (price.freeLinks === 0) return setQuote(price);
+    }
     try {
       const link = await api<Link>('POST', '/links', body, { idempotencyKey: attempt.current.key });
       attempt.current = undefined;
