@@ -249,7 +249,11 @@ eachDatabase('a person on the website: links', (kind) => {
     await page.goto('/app/links/new');
     await page.getByLabel('Destination URL').fill(shortUrl);
     await page.getByRole('button', { name: 'Create link' }).click();
+    // The free links are used up by now: the price is asked first, and the refusal costs nothing.
+    const before = (await fetchInPage(page, '/api/v1/account/credits')).body.purchasedBalance;
+    await page.getByRole('dialog', { name: 'Pay for this link?' }).getByRole('button', { name: 'Spend 10 credits' }).click();
     await saidAtField();
+    assert.equal((await fetchInPage(page, '/api/v1/account/credits')).body.purchasedBalance, before, 'nothing spent on a refused link');
     violations.push(...(await axeWhenSettled(page, 'destination refused on the new link page')));
   });
 
