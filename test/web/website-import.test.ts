@@ -268,11 +268,12 @@ eachDatabase('a person on the website: importing links', (kind) => {
           return route.fulfill({ status: 429, headers: { 'retry-after': '1' }, contentType: 'application/json', body: '{"error":"rate_limited"}' });
         return route.continue();
       });
-      const zipScripts = () => page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => /\/qr-zip-[^/]*\.js$/.test(entry.name)).length);
-      assert.equal(await zipScripts(), 0, 'the ZIP maker is not part of the page until it is asked for');
+      const zipScripts = () =>
+        page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => /\/(qr-zip|qr-pdf)-[^/]*\.js$/.test(entry.name)).length);
+      assert.equal(await zipScripts(), 0, 'the ZIP maker and the PDF writer are not part of the page until they are asked for');
       const files = await downloadZip();
       await page.unroute(design);
-      assert.equal(await zipScripts(), 1);
+      assert.equal(await zipScripts(), 2);
       assert.deepEqual(asked, { GET: 57 + 1, POST: 57 + 1 }, 'one design read and one drawing per link, and each refused one again');
       assert.equal(Object.keys(files).length, 57 * 3);
       assert.equal(await page.locator('.import-page').getByText('Not in the ZIP').count(), 0);

@@ -96,8 +96,8 @@ const isRefusal = (error: unknown): boolean => error instanceof ApiError && [404
 
 /**
  * A ZIP written as files are added: each file is compressed (or stored) into the archive's parts at
- * once, so the page never holds the files and the archive side by side (500 codes at 50 cm are
- * hundreds of megabytes of PNG).
+ * once, so the page never holds all the files and the archive side by side (a PNG of a 50 cm print is
+ * 5906 pixels wide, and there may be 500 links).
  */
 class ZipParts {
   private readonly parts: Uint8Array<ArrayBuffer>[] = [];
