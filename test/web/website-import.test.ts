@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { unzipSync } from 'fflate';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import { eachDatabase } from '../helpers/databases.js';
 import { scanPng, scanSvg } from '../helpers/qr-scan.js';
 import { axeInBothModes, browserSkip, collectCspViolations, screenshot } from './browser.js';
+import { cmOfPoints, pdfPageSize, pngDensity, popplerMissing, renderPdf } from './print-files.js';
 import { admin, fetchInPage, newPage, signIn, startWebsite, type WebsiteWorld } from './website-server.js';
 
 const EMAIL = 'lin@example.com';
@@ -13,6 +15,7 @@ const PASSWORD = 'quartz-meadow-lantern-5120';
 const FREE_LINKS = 20;
 const GRANTED = 450;
 const TAKEN = 'taken-alias';
+const CALL_TO_ACTION = 'Scan for the poster';
 
 interface ApiLink {
   id: string;
@@ -39,8 +42,13 @@ function campaignCsv(): string {
   return lines.join('\n');
 }
 
+/** A campaign link's file name in the ZIP: its title with a hyphen for the space, the second "Shop window" with -2. */
+const fileName = (link: ApiLink): string =>
+  link.title === 'Shop window' ? (link.target.includes('/59?') ? 'Shop-window' : 'Shop-window-2') : link.title.replace(' ', '-');
+
 eachDatabase('a person on the website: importing links', (kind) => {
   let world: WebsiteWorld;
+  let key: string;
   let context: BrowserContext;
   let page: Page;
   let csp: string[];
@@ -53,6 +61,34 @@ eachDatabase('a person on the website: importing links', (kind) => {
       all.push(...(body.links as ApiLink[]));
       if (!body.hasMore) return all;
     }
+  };
+  /** The 57 links the campaign's rows made. */
+  const madeByCampaign = async (): Promise<ApiLink[]> => {
+    const made = (await links()).filter((link) => link.title !== '' && !link.target.includes('first') && !link.target.includes('second'));
+    assert.equal(made.length, 57);
+    return made;
+  };
+  /** Saves a QR design with a link, as a program would (PUT /links/{id}/qr/design). */
+  const saveDesign = async (id: string, design: Record<string, unknown>) => {
+    const res = await fetch(`${world.server.baseUrl}/api/v1/links/${id}/qr/design`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(design),
+    });
+    assert.equal(res.status, 200, await res.text());
+  };
+  let lastZip: Record<string, Uint8Array> | undefined;
+  /** Download QR codes (ZIP), once the run is over: its files by name. */
+  const downloadZip = async (): Promise<Record<string, Uint8Array>> => {
+    // Each code is drawn, made into three files and read back: the whole ZIP takes longer than Playwright's default wait.
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: 0 }),
+      page.getByRole('button', { name: 'Download QR codes (ZIP)' }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'qr-codes.zip');
+    lastZip = unzipSync(new Uint8Array(fs.readFileSync(await download.path())));
+    await page.waitForFunction(() => document.querySelector('.busy') === null);
+    return lastZip;
   };
   const balance = async (): Promise<number> => (await fetchInPage(page, '/api/v1/account/usage')).body.purchasedBalance;
   const report = () => page.locator('.notice[role="status"]');
@@ -84,7 +120,7 @@ eachDatabase('a person on the website: importing links', (kind) => {
     });
     const account = await admin(world, 'accounts create', { email: EMAIL, password: PASSWORD });
     await admin(world, 'credits grant', { account: account.id, credits: String(GRANTED) });
-    const { key } = await admin(world, 'keys create', { account: account.id, scopes: 'links:write' });
+    ({ key } = await admin(world, 'keys create', { account: account.id, scopes: 'links:write' }));
     const made = await fetch(`${world.server.baseUrl}/api/v1/links`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
@@ -216,23 +252,94 @@ eachDatabase('a person on the website: importing links', (kind) => {
     assert.equal(await balance(), GRANTED - 400);
   });
 
-  test('the ZIP holds each made link’s code as SVG and PNG, named by its title, each decoding to the link’s QR URL', { skip: browserSkip }, async () => {
-    const zipScripts = () => page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => /\/qr-zip-[^/]*\.js$/.test(entry.name)).length);
-    assert.equal(await zipScripts(), 0, 'the ZIP maker is not part of the page until it is asked for');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download QR codes (ZIP)' }).click()]);
-    assert.equal(await zipScripts(), 1);
-    assert.equal(download.suggestedFilename(), 'qr-codes.zip');
-    const files = unzipSync(new Uint8Array(fs.readFileSync(await download.path())));
-    const made = (await links()).filter((link) => link.title !== '' && !link.target.includes('first') && !link.target.includes('second'));
-    assert.equal(made.length, 57);
-    assert.equal(Object.keys(files).length, 57 * 2);
-    for (const link of made) {
-      const name = link.title === 'Shop window' ? (link.target.includes('/59?') ? 'Shop-window' : 'Shop-window-2') : link.title.replace(' ', '-');
-      const svg = Buffer.from(files[`${name}.svg`]!).toString('utf8');
-      const png = Buffer.from(files[`${name}.png`]!);
-      assert.deepEqual(Object.values(await scanSvg(svg)).slice(0, 2), [link.qrUrl, link.qrUrl], `${name}.svg`);
-      assert.deepEqual(Object.values(await scanPng(png)).slice(0, 2), [link.qrUrl, link.qrUrl], `${name}.png`);
+  test(
+    'the ZIP holds each made link’s code as SVG, 300 dpi PNG and PDF, named by its title, each decoding to the link’s QR URL; rate-limit refusals are waited out',
+    { skip: browserSkip },
+    async (t) => {
+      const made = await madeByCampaign();
+      const framed = made.find((link) => link.title === 'Poster 12')!;
+      await saveDesign(framed.id, { preset: 'sage', callToAction: CALL_TO_ACTION, printShortUrl: true, printSizeCm: 8 });
+      // The 5th design read and the 9th drawing are refused for the rate limit, and sent again a second later.
+      const asked = { GET: 0, POST: 0 };
+      const design = /\/api\/v1\/links\/[^/]+\/qr\/design(\/preview)?$/;
+      await page.route(design, async (route: Route) => {
+        const method = route.request().method() as 'GET' | 'POST';
+        if (++asked[method] === (method === 'GET' ? 5 : 9))
+          return route.fulfill({ status: 429, headers: { 'retry-after': '1' }, contentType: 'application/json', body: '{"error":"rate_limited"}' });
+        return route.continue();
+      });
+      const zipScripts = () =>
+        page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => /\/(qr-zip|qr-pdf)-[^/]*\.js$/.test(entry.name)).length);
+      assert.equal(await zipScripts(), 0, 'the ZIP maker and the PDF writer are not part of the page until they are asked for');
+      const files = await downloadZip();
+      await page.unroute(design);
+      assert.equal(await zipScripts(), 2);
+      assert.deepEqual(asked, { GET: 57 + 1, POST: 57 + 1 }, 'one design read and one drawing per link, and each refused one again');
+      assert.equal(Object.keys(files).length, 57 * 3);
+      assert.equal(await page.locator('.import-page').getByText('Not in the ZIP').count(), 0);
+      if (popplerMissing) t.diagnostic(`the PDFs are not rendered: ${popplerMissing}`);
+      for (const link of made) {
+        const name = fileName(link);
+        const printCm = link === framed ? 8 : 5;
+        const svg = Buffer.from(files[`${name}.svg`]!).toString('utf8');
+        const png = Buffer.from(files[`${name}.png`]!);
+        assert.deepEqual(Object.values(await scanSvg(svg)).slice(0, 2), [link.qrUrl, link.qrUrl], `${name}.svg`);
+        assert.equal(png.readUInt32BE(16), Math.round((printCm / 2.54) * 300), `${name}.png is ${printCm} cm at 300 dpi`);
+        assert.deepEqual(pngDensity(png), { perMetre: 11811, unit: 1 }, `${name}.png is marked as 300 dpi`);
+        assert.deepEqual(Object.values(await scanPng(png)).slice(0, 2), [link.qrUrl, link.qrUrl], `${name}.png`);
+        if (popplerMissing) continue;
+        const pdf = path.join(world.shots, `${name}.pdf`);
+        fs.writeFileSync(pdf, files[`${name}.pdf`]!);
+        assert.ok(Math.abs(cmOfPoints(pdfPageSize(pdf).width) - printCm) < 0.01, `${name}.pdf is ${printCm} cm wide`);
+        assert.deepEqual(Object.values(await scanPng(renderPdf(pdf, 150))).slice(0, 2), [link.qrUrl, link.qrUrl], `${name}.pdf`);
+      }
+    },
+  );
+
+  test(
+    'the link with a saved design comes out framed, with its call to action and short URL, in the ZIP’s SVG, PNG and PDF',
+    { skip: browserSkip },
+    async () => {
+      const files = lastZip!;
+      const plain = Buffer.from(files['Poster-11.svg']!).toString('utf8');
+      const svg = Buffer.from(files['Poster-12.svg']!).toString('utf8');
+      const size = (text: string) => /^<svg [^>]*width="(\d+)" height="(\d+)"/.exec(text)!.slice(1).map(Number);
+      const [width, height] = size(svg);
+      assert.equal(size(plain)[0], size(plain)[1], 'a link without a saved design: the default code, square, no frame');
+      assert.ok(height! > width!, 'the frame’s band and the short URL make the code taller than wide');
+      assert.match(svg, /<rect [^>]*fill="#eef3ea"/, 'the saved preset’s background');
+      assert.match(svg, /<path fill="#2f4a3a" d="M/, 'the frame, in the saved foreground');
+      assert.equal((svg.match(/<path fill="#eef3ea" transform=/g) ?? []).length, 1, 'the call to action, as outlines in the frame');
+      assert.equal((svg.match(/<path fill="#2f4a3a" transform=/g) ?? []).length, 1, 'the short URL, as outlines under it');
+      const png = Buffer.from(files['Poster-12.png']!);
+      assert.ok(png.readUInt32BE(20) > png.readUInt32BE(16), 'the PNG is the framed piece, taller than wide');
+      fs.writeFileSync(path.join(world.shots, 'zip-framed.png'), png);
+      if (popplerMissing) return;
+      const pdf = path.join(world.shots, 'zip-framed-page.pdf');
+      fs.writeFileSync(pdf, files['Poster-12.pdf']!);
+      const sheet = pdfPageSize(pdf);
+      assert.ok(sheet.height > sheet.width, 'so is the PDF’s page');
+    },
+  );
+
+  test('a code that does not read as its link is named and left out of the ZIP, and every other file is in', { skip: browserSkip }, async () => {
+    const made = await madeByCampaign();
+    const [one, two] = ['Poster 1', 'Poster 2'].map((title) => made.find((link) => link.title === title)!);
+    // Poster 2's drawing is Poster 1's code: made and read back, its files read as the wrong link.
+    const preview = `**/api/v1/links/${two!.id}/qr/design/preview`;
+    await page.route(preview, async (route: Route) => route.fulfill({ response: await route.fetch({ url: route.request().url().replace(two!.id, one!.id) }) }));
+    const files = await downloadZip();
+    await page.unroute(preview);
+    assert.equal(Object.keys(files).length, 56 * 3);
+    assert.equal(Object.keys(files).filter((name) => name.startsWith('Poster-2.')).length, 0);
+    const said = page.getByRole('status').filter({ hasText: 'Not in the ZIP' });
+    for (const extension of ['svg', 'png', 'pdf']) {
+      await said.getByText(`Poster-2.${extension}: it reads as ${one!.qrUrl}, not ${two!.qrUrl}.`).waitFor();
     }
+    assert.equal(await said.getByRole('link', { name: 'Poster-2.png' }).getAttribute('href'), `/app/links/${two!.id}`);
+    await said.evaluate((report) => report.scrollIntoView({ block: 'center' }));
+    await axeAtBothWidths('the import with files left out of the ZIP');
+    await page.screenshot({ path: path.join(world.shots, 'import-zip-left-out.png') });
   });
 
   test('the import page logged no Content-Security-Policy refusal and passed axe throughout', { skip: browserSkip }, async () => {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -9,16 +8,11 @@ import { eachDatabase } from '../helpers/databases.js';
 import { logoPng } from '../helpers/png.js';
 import { scanPng, scanSvg } from '../helpers/qr-scan.js';
 import { axeInBothModes, browserSkip, collectCspViolations, download, sectionShot } from './browser.js';
+import { cmOfPoints, pdfPageSize, pngDensity, popplerMissing, renderPdf } from './print-files.js';
 import { admin, createLinkWithKey, newPage, signIn, startWebsite, type MadeLink, type WebsiteWorld } from './website-server.js';
 
-/** pdftoppm and pdfinfo (Debian's poppler-utils) read the downloaded PDF; CI installs them (.ci/run). */
-const popplerSkip = (() => {
-  if (fs.existsSync('/usr/bin/pdftoppm') && fs.existsSync('/usr/bin/pdfinfo')) return browserSkip;
-  const reason = 'pdftoppm and pdfinfo are absent (apt-get install -y poppler-utils)';
-  if (process.env.CI === 'true') throw new Error(`${reason}; CI requires them`);
-  console.log(`skipping the PDF download test: ${reason}`);
-  return reason;
-})();
+/** The PDF test needs poppler as well as the browser. */
+const popplerSkip = popplerMissing ?? browserSkip;
 
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'copper-lantern-meadow-4412';
@@ -123,15 +117,11 @@ eachDatabase('the print-ready QR kit on a link page', (kind) => {
       assert.equal(pdfWriterLoads().length, 1, 'loaded on demand');
       const file = path.join(world.shots, 'code.pdf');
       fs.writeFileSync(file, pdf.bytes);
-      const [pageWidth, pageHeight] = /Page size:\s+([\d.]+) x ([\d.]+) pts/
-        .exec(execFileSync('pdfinfo', [file], { encoding: 'utf8' }))!
-        .slice(1)
-        .map(Number);
-      assert.ok(Math.abs((pageWidth! / 72) * 2.54 - 8) < 0.01, `the page is 8 cm wide (${pageWidth} pt)`);
-      assert.ok(pageHeight! > pageWidth!, 'and taller, for the frame and the short URL');
+      const { width: pageWidth, height: pageHeight } = pdfPageSize(file);
+      assert.ok(Math.abs(cmOfPoints(pageWidth) - 8) < 0.01, `the page is 8 cm wide (${pageWidth} pt)`);
+      assert.ok(pageHeight > pageWidth, 'and taller, for the frame and the short URL');
       assert.deepEqual(fillColours(pdf.bytes), ['0 0 0', '1 1 1'], 'pure black on white, nothing between');
-      execFileSync('pdftoppm', ['-png', '-r', '150', '-singlefile', file, path.join(world.shots, 'code-pdf')]);
-      const rendered = fs.readFileSync(path.join(world.shots, 'code-pdf.png'));
+      const rendered = renderPdf(file, 150);
       const pdfScan = await scanPng(rendered);
       assert.deepEqual([pdfScan.jsqr, pdfScan.zxing], [link.qrUrl, link.qrUrl]);
     },
@@ -229,14 +219,6 @@ eachDatabase('the print-ready QR kit on a link page', (kind) => {
 
   const pdfWriterLoads = () => scripts.filter((url) => /\/assets\/qr-pdf-[^/]+\.js$/.test(url));
 });
-
-/** The pHYs chunk of a PNG: pixels per unit (the same both ways here) and the unit (1: metre). */
-function pngDensity(png: Buffer): { perMetre: number; unit: number } | undefined {
-  const at = png.indexOf('pHYs', 8, 'latin1');
-  if (at < 0) return undefined;
-  assert.equal(png.readUInt32BE(at + 4), png.readUInt32BE(at + 8));
-  return { perMetre: png.readUInt32BE(at + 4), unit: png[at + 12]! };
-}
 
 /** Every distinct fill colour (`r g b rg` or `g g`) set in the PDF's content streams. */
 function fillColours(pdf: Buffer): string[] {

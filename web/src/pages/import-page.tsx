@@ -8,6 +8,7 @@ import { RowsForm } from './import/rows-form.js';
 import { RowTable } from './import/row-table.js';
 import { RunReport } from './import/run-report.js';
 import { totals, type Totals } from './import/plan.js';
+import { ZipReport } from './import/zip-report.js';
 import { madeLinks, useImport, type Checked, type Progress } from './import/use-import.js';
 import './import/import.css';
 
@@ -65,9 +66,7 @@ export default function ImportPage() {
           <ProgressLine progress={state.progress} waiting={state.waiting} />
           <ErrorMessage error={state.create.error ?? state.zip.error} />
           {state.ran && <RunReport rows={checked.rows} outcomes={state.outcomes} stop={state.stop} />}
-          {state.leftOut && state.leftOut.length > 0 && (
-            <p class="notice warning">Not in the ZIP (paused or gone since): {state.leftOut.map((entry) => entry.link.shortUrl).join(', ')}.</p>
-          )}
+          {state.leftOut && <ZipReport leftOut={state.leftOut} />}
           <RowTable rows={checked.rows} outcomes={state.outcomes} price={PRICE} />
         </section>
       )}

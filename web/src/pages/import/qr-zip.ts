@@ -1,60 +1,56 @@
-import { strToU8, zipSync, type Zippable } from 'fflate';
+import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import { api, ApiError, apiBlob } from '../../api/client.js';
-import { canvasToPng, saveFile, svgToCanvas } from '../../components/qr/render-qr-image.js';
+import { printPdf, printPng, printSvg } from '../../components/qr/qr-downloads.js';
+import { saveFile } from '../../components/qr/render-qr-image.js';
 import { API_LIMITS } from '../../../../src/platform/api-limits.js';
 import type { QrDesignAnswerType } from '../../../../src/qr/design-schemas.js';
 import type { MadeLink } from './import-store.js';
 import { patiently } from './patience.js';
 import { fileNames } from './qr-names.js';
 
-/** A link's code as the API drew it in the link's saved design. */
-export interface DrawnCode {
+/** A link's code as a body-less export draws it (its saved design, frame included), and the print size saved with it. */
+interface DrawnCode {
   link: MadeLink;
   svg: string;
-  design: QrDesignAnswerType['design'];
+  printCm: number;
 }
 
-/** Makes one file of a code; the ZIP holds one file per maker for each link, named by the link's title. */
-export interface QrFileMaker {
+/** One file of a code, made and read back as the link page's download of it is; the ZIP holds one per maker for each link. */
+interface QrFileMaker {
   extension: string;
   /** Files that are compressed already (PNG, PDF) are stored as they are. */
   stored: boolean;
-  make: (code: DrawnCode) => Promise<Uint8Array>;
+  make: (code: DrawnCode) => Promise<Blob>;
 }
 
-const SVG_FILE: QrFileMaker = { extension: 'svg', stored: false, make: async ({ svg }) => strToU8(svg) };
-
-/** The SVG drawn by the browser at the design's size, as the link page's "Download PNG" does. */
-const PNG_FILE: QrFileMaker = {
-  extension: 'png',
-  stored: true,
-  make: async ({ svg, design }) => {
-    const png = await canvasToPng(await svgToCanvas(svg, design.size ?? API_LIMITS.qr.defaultSize));
-    return new Uint8Array(await png.arrayBuffer());
-  },
-};
-
-/** The files of each code in the ZIP; a PDF maker is one more entry here. */
-export const QR_FILE_MAKERS: readonly QrFileMaker[] = [SVG_FILE, PNG_FILE];
+const QR_FILE_MAKERS: readonly QrFileMaker[] = [
+  { extension: 'svg', stored: false, make: ({ svg, link }) => printSvg(svg, link.qrUrl) },
+  { extension: 'png', stored: true, make: ({ svg, printCm, link }) => printPng(svg, printCm, link.qrUrl) },
+  { extension: 'pdf', stored: true, make: ({ svg, printCm, link }) => printPdf(svg, printCm, link.qrUrl) },
+];
 
 export interface ZipEvents {
   progress: (done: number, total: number) => void;
   waiting: (seconds: number | undefined) => void;
 }
 
-/** A link whose code could not be drawn (paused since, say), left out of the ZIP. */
+/**
+ * What the ZIP leaves out: a link whose code could not be drawn (paused or gone since; no `file`), or
+ * one file of a link that did not read back as its QR URL (`ScanMismatch`) or could not be made.
+ */
 export interface LeftOut {
   link: MadeLink;
+  file?: string;
   error: unknown;
 }
 
 /**
- * Draws every link's code in its saved design (the API's SVG: GET the design, then export it) and
- * saves them, made into files by `makers`, as one ZIP download. Links whose code cannot be drawn are
- * left out and named; a failure of the service stops it all.
+ * Draws every link's code in its saved design and saves its SVG, 300 dpi PNG and PDF, named by the
+ * link's title, as one ZIP download. A link whose code cannot be drawn, and a file that does not read
+ * back as the link's QR URL, are left out and named; a failure of the service stops it all.
  */
-export async function downloadQrZip(links: MadeLink[], events: ZipEvents, makers: readonly QrFileMaker[] = QR_FILE_MAKERS): Promise<LeftOut[]> {
-  const files: Zippable = {};
+export async function downloadQrZip(links: MadeLink[], events: ZipEvents): Promise<LeftOut[]> {
+  const zip = new ZipParts();
   const leftOut: LeftOut[] = [];
   const names = fileNames(links);
   for (const [i, link] of links.entries()) {
@@ -67,24 +63,60 @@ export async function downloadQrZip(links: MadeLink[], events: ZipEvents, makers
       leftOut.push({ link, error });
       continue;
     }
-    for (const maker of makers) files[`${names[i]}.${maker.extension}`] = [await maker.make(code), { level: maker.stored ? 0 : 6 }];
+    for (const maker of QR_FILE_MAKERS) {
+      const file = `${names[i]}.${maker.extension}`;
+      try {
+        zip.add(file, new Uint8Array(await (await maker.make(code)).arrayBuffer()), maker.stored);
+      } catch (error) {
+        leftOut.push({ link, file, error });
+      }
+    }
   }
   events.progress(links.length, links.length);
-  if (Object.keys(files).length > 0) saveFile(new Blob([zipSync(files)], { type: 'application/zip' }), 'qr-codes.zip');
+  const blob = zip.end();
+  if (blob) saveFile(blob, 'qr-codes.zip');
   return leftOut;
 }
 
 /**
- * The saved design's export fields, sent as the export's body. A body-less export would draw the
- * frame and the printed short URL too, but a session's POST must carry JSON (the CSRF check).
+ * The link's saved design (the defaults when none is saved: the answer's `design` is then `{}`), drawn
+ * by the preview endpoint, which answers what a body-less export answers, frame and printed short URL
+ * included. The export itself cannot be asked without a body: a session's POST must carry JSON (the
+ * CSRF check), and a body draws the code alone. Each request waits out the rate limit (patience.ts).
  */
 async function draw(link: MadeLink, events: ZipEvents): Promise<DrawnCode> {
-  const { design } = await patiently(() => api<QrDesignAnswerType>('GET', `/links/${link.id}/qr/design`), events.waiting);
-  const { preset, size, foreground, background, dots, corners, logoPng } = design;
-  const body = { preset, size, foreground, background, dots, corners, logoPng };
-  const svg = await (await patiently(() => apiBlob('POST', `/links/${link.id}/qr`, body), events.waiting)).text();
-  return { link, svg, design };
+  const path = `/links/${encodeURIComponent(link.id)}/qr/design`;
+  const { design } = await patiently(() => api<QrDesignAnswerType>('GET', path), events.waiting);
+  const svg = await (await patiently(() => apiBlob('POST', `${path}/preview`, design), events.waiting)).text();
+  return { link, svg, printCm: design.printSizeCm ?? API_LIMITS.qr.defaultPrintCm };
 }
 
 /** The API refused this link's code (gone, paused, suspended): the others can still be drawn. */
 const isRefusal = (error: unknown): boolean => error instanceof ApiError && [404, 409, 410].includes(error.status);
+
+/**
+ * A ZIP written as files are added: each file is compressed (or stored) into the archive's parts at
+ * once, so the page never holds all the files and the archive side by side (a PNG of a 50 cm print is
+ * 5906 pixels wide, and there may be 500 links).
+ */
+class ZipParts {
+  private readonly parts: Uint8Array<ArrayBuffer>[] = [];
+  private files = 0;
+  private readonly zip = new Zip((error, chunk) => {
+    if (error) throw error;
+    this.parts.push(chunk);
+  });
+
+  add(name: string, bytes: Uint8Array, stored: boolean): void {
+    const file = stored ? new ZipPassThrough(name) : new ZipDeflate(name, { level: 6 });
+    this.zip.add(file);
+    file.push(bytes, true);
+    this.files++;
+  }
+
+  /** The archive, or undefined when no file was added. */
+  end(): Blob | undefined {
+    this.zip.end();
+    return this.files > 0 ? new Blob(this.parts, { type: 'application/zip' }) : undefined;
+  }
+}

@@ -1,9 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import type { LinkCreated } from '../../api/types.js';
 import { printSizeCm, type QrDesign } from '../../components/qr/qr-design.js';
-import { printPdf, printPng, ScanMismatch } from '../../components/qr/qr-downloads.js';
+import { printPdf, printPng } from '../../components/qr/qr-downloads.js';
 import { formatCm, pixelsAt300Dpi } from '../../components/qr/print-size.js';
 import { saveFile, svgSize } from '../../components/qr/render-qr-image.js';
+import { mismatchWords, ScanMismatch } from '../../components/qr/scan-mismatch.js';
 import type { QrPreview } from '../../components/qr/use-qr-preview.js';
 import { Busy, ErrorMessage } from '../../ui/form.js';
 import { useAction } from '../../ui/use-action.js';
@@ -31,7 +32,7 @@ export function QrResult({ preview, link, design, blocked, children }: ResultPro
     if (format === 'SVG') return saveFile(new Blob([svg], { type: 'image/svg+xml' }), `qr-${slug}.svg`);
     const size = `${String(cm).replace('.', '_')}cm`;
     if (format === 'PNG') return saveFile(await printPng(svg, cm!, qrUrl), `qr-${slug}-${size}-300dpi.png`);
-    return saveFile(await printPdf(svg, cm!, qrUrl, `QR code for ${qrUrl}`), `qr-${slug}-${size}.pdf`);
+    return saveFile(await printPdf(svg, cm!, qrUrl), `qr-${slug}-${size}.pdf`);
   });
   const size = preview.svg ? svgSize(preview.svg) : undefined;
   return (
@@ -73,8 +74,7 @@ export function QrResult({ preview, link, design, blocked, children }: ResultPro
 
 function downloadProblem(error: unknown, qrUrl: string): string {
   if (!(error instanceof ScanMismatch)) return 'The file could not be made in this browser. Try again, or download the SVG.';
-  const read = error.text === null ? 'no QR code could be read from it' : `it reads as ${error.text}`;
-  return `The ${error.format} was not downloaded: ${read}, not ${qrUrl}. Try more contrast, a larger print size or square dots.`;
+  return `The ${error.format} was not downloaded: ${mismatchWords(error, qrUrl)}. Try more contrast, a larger print size or square dots.`;
 }
 
 /** Whether the code shown decodes to the link's QR URL, announced when it changes; nothing while the code shown is not the design's. */
