@@ -2,6 +2,7 @@ import { KyselyAccountDirectory } from '../accounts/account-directory.js';
 import { KyselyAccountStore } from '../accounts/account-store.js';
 import { slugOfReference } from '../links/link-reference.js';
 import { KyselyLinkLookup } from '../links/link-lookup-store.js';
+import { KyselyLinkStore } from '../links/link-store.js';
 import { toLinkResponse } from '../links/link-response.js';
 import { CliError, required, requiredId, type Command } from './command.js';
 
@@ -30,7 +31,7 @@ export const lookupCommands: Record<string, Command> = {
     async run(values, { database, config }) {
       const accountId = requiredId(values, 'account');
       if (!(await new KyselyAccountStore(database.db).accountExists(accountId))) throw new CliError(`no account with id ${accountId}`);
-      const links = await new KyselyLinkLookup(database.db).ofAccount(accountId);
+      const links = await new KyselyLinkStore(database.db).all(accountId);
       return { links: links.map((link) => toLinkResponse(link, config.publicUrl)) };
     },
   },

@@ -28,16 +28,4 @@ export class KyselyLinkLookup {
     const { owner_email: email, ...link } = row;
     return { link: toLinkRecord(link), account: link.account_id !== null && email !== null ? { id: link.account_id, email } : null };
   }
-
-  /** Every link of the account, newest first, as the API lists them. */
-  async ofAccount(accountId: string): Promise<LinkRecord[]> {
-    const rows = await this.db
-      .selectFrom('links')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .execute();
-    return rows.map(toLinkRecord);
-  }
 }

@@ -82,15 +82,15 @@ export class KyselyLinkStore implements LinkStore {
     return rows.map(toLinkRecord);
   }
 
-  /** Every link of an account, newest first, for the CSV export (bounded: one answer, not a stream). */
-  async all(accountId: string, limit: number): Promise<LinkRecord[]> {
+  /** Every link of an account, newest first: at most `limit` for the CSV export (one answer, not a stream), all for the CLI. */
+  async all(accountId: string, limit?: number): Promise<LinkRecord[]> {
     const rows = await this.db
       .selectFrom('links')
       .selectAll()
       .where('account_id', '=', accountId)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
-      .limit(limit)
+      .$if(limit !== undefined, (q) => q.limit(limit!))
       .execute();
     return rows.map(toLinkRecord);
   }

@@ -72,8 +72,8 @@ export interface LinkStore {
   bySlug(slug: string): Promise<LinkRecord | undefined>;
   byTrialTokenHash(hash: string): Promise<LinkRecord | undefined>;
   list(accountId: string, offset: number, limit: number, search: string | undefined, options?: ListOptions): Promise<LinkRecord[]>;
-  /** Every link of the account, newest first, at most `limit`. */
-  all(accountId: string, limit: number): Promise<LinkRecord[]>;
+  /** Every link of the account, newest first, at most `limit` when given. */
+  all(accountId: string, limit?: number): Promise<LinkRecord[]>;
   /** The distinct tags texts of the account's links. */
   tagTexts(accountId: string): Promise<string[]>;
   takenSlugs(slugs: string[]): Promise<Set<string>>;
