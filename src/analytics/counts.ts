@@ -35,13 +35,13 @@ export const quarterOf = (time: number): string => new Date(time - (time % QUART
 type Values = Map<string, number[]>;
 
 /**
- * A link's counts of one UTC day as one writer (tallies.ts) holds them: per dimension and value, the
+ * A link's counts of one UTC day as one writer (Tallies, below) holds them: per dimension and value, the
  * four columns; and per column, the sketch of its unique visitors (visitors.ts, stored form).
  */
 export class Tally {
   /** Per dimension, in the order of DIMENSIONS. */
   private readonly counts: Values[] = DIMENSIONS.map(() => new Map<string, number[]>());
-  readonly sketches: Uint8Array[] = [EMPTY, EMPTY, EMPTY, EMPTY];
+  private readonly sketches: Uint8Array[] = [EMPTY, EMPTY, EMPTY, EMPTY];
   /** Visitor codes of the visits added since the sketches were last brought up to date, per column. */
   private codes: number[][] | undefined;
   /** Visits added since the last `takeAdded`. */
@@ -163,7 +163,8 @@ export class Tallies {
   }
 }
 
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Strings in code-unit order (the same in every locale and both databases' binary collation). */
+export const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** `HH:00` of a quarter hour `HH:MM`, kept for the 96 quarters. */
 const hours = new Map<string, string>();

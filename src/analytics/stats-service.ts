@@ -4,6 +4,7 @@ import { requireAccount, type Principal } from '../platform/auth/principal.js';
 import { AppError } from '../platform/errors.js';
 import { API_LIMITS } from '../platform/api-limits.js';
 import type { Clock } from '../platform/time.js';
+import { compare } from './counts.js';
 import { toCsv, type CsvRow } from './csv.js';
 import type { CountRow, Gap, StatsStore, VisitorSketch } from './ports.js';
 import type { Stats, TagStats } from './stats-schemas.js';
@@ -17,7 +18,6 @@ type TagStatsResult = Static<typeof TagStats>;
 const TOP_REFERRERS = API_LIMITS.stats.topReferrers;
 
 type Totals = Map<string, Map<string, number>>;
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Values by count (descending), then by value so equal counts come out in a stable order. */
 const sorted = (counts: Map<string, number> | undefined) => [...(counts ?? [])].filter(([, n]) => n > 0).sort(([a, m], [b, n]) => n - m || compare(a, b));
 

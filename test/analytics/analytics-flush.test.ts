@@ -29,6 +29,28 @@ eachDatabase('the flush', (kind) => {
       .filter((r) => r.dimension === dimension)
       .map((r) => [r.day, r.value, ...r.n])
       .sort((a, b) => (`${a[0]}\t${a[1]}` < `${b[0]}\t${b[1]}` ? -1 : 1));
+  /** A recorder of its own over `store` (a real store, or one wrapped to fail or wait), with `options` changed. */
+  const recorderOn = (store: KyselyRecordingStore, options: Partial<ConstructorParameters<typeof VisitRecorder>[0]> = {}) =>
+    new VisitRecorder({
+      store,
+      now: h.clock.now,
+      limits: LIMITS,
+      flushIntervalMs: 1000,
+      heartbeatIntervalMs: 5000,
+      bufferMaxVisits: 1000,
+      onError: () => {},
+      ...options,
+    });
+  /** A person's visit to `link` through /s/, now. */
+  const visitTo = (link: { id: string; accountId: string }, country = 'DE', visitor = 1): Visit => ({
+    link: { id: link.id, accountId: link.accountId },
+    time: h.clock.now(),
+    source: 's',
+    agent: person,
+    country,
+    referrer: 'direct',
+    visitor,
+  });
   const linkVisits = async (linkId: string) =>
     Number((await h.database.db.selectFrom('links').select('visits').where('id', '=', linkId).executeTakeFirstOrThrow()).visits);
 
@@ -99,27 +121,10 @@ eachDatabase('the flush', (kind) => {
       ...store,
       flush: (batch: Parameters<typeof store.flush>[0]) => (failures-- > 0 ? Promise.reject(new Error('database away')) : store.flush(batch)),
     };
-    const recorder = new VisitRecorder({
-      store: Object.setPrototypeOf(failing, store) as KyselyRecordingStore,
-      now: h.clock.now,
-      limits: LIMITS,
-      flushIntervalMs: 1000,
-      heartbeatIntervalMs: 5000,
-      bufferMaxVisits: 1000,
-      onError: () => {},
-    });
-    const one = (): Visit => ({
-      link: { id: link.id, accountId: link.accountId },
-      time: h.clock.now(),
-      source: 's',
-      agent: person,
-      country: 'DE',
-      referrer: 'direct',
-      visitor: 1,
-    });
-    recorder.record(one());
+    const recorder = recorderOn(Object.setPrototypeOf(failing, store) as KyselyRecordingStore);
+    recorder.record(visitTo(link));
     await assert.rejects(recorder.flush());
-    recorder.record(one());
+    recorder.record(visitTo(link));
     await recorder.flush();
     await recorder.stop();
     assert.equal(await linkVisits(link.id), 2);
@@ -127,25 +132,7 @@ eachDatabase('the flush', (kind) => {
 
   test('a flush that fails after adding to its tallies writes from then on as a new writer: no visit counted twice or lost', async () => {
     const link = await linkWithKey(h);
-    const store = new KyselyRecordingStore(h.database);
-    const recorder = new VisitRecorder({
-      store,
-      now: h.clock.now,
-      limits: LIMITS,
-      flushIntervalMs: 1000,
-      heartbeatIntervalMs: 5000,
-      bufferMaxVisits: 1000,
-      onError: () => {},
-    });
-    const one = (country: string): Visit => ({
-      link: { id: link.id, accountId: link.accountId },
-      time: h.clock.now(),
-      source: 's',
-      agent: person,
-      country,
-      referrer: 'direct',
-      visitor: 1,
-    });
+    const recorder = recorderOn(new KyselyRecordingStore(h.database));
     const db = h.database.db;
     // The database refuses tally rows, so the flush fails after the visits went into the tallies.
     const refuse = async () => {
@@ -166,16 +153,16 @@ eachDatabase('the flush', (kind) => {
         await sql`drop function refuse_tally()`.execute(db);
       }
     };
-    recorder.record(one('DE'));
+    recorder.record(visitTo(link, 'DE'));
     await recorder.flush();
     await refuse();
     try {
-      recorder.record(one('FR'));
+      recorder.record(visitTo(link, 'FR'));
       await assert.rejects(recorder.flush());
     } finally {
       await accept();
     }
-    recorder.record(one('FR'));
+    recorder.record(visitTo(link, 'FR'));
     await recorder.flush();
     await recorder.stop();
     const today = new Date(h.clock.now()).toISOString().slice(0, 10);
@@ -191,16 +178,7 @@ eachDatabase('the flush', (kind) => {
     const store = new KyselyRecordingStore(h.database);
     const spans: [number, number][] = [];
     const busy = () => {
-      for (let i = 0; i < 5000; i++)
-        recorder.record({
-          link: { id: link.id, accountId: link.accountId },
-          time: h.clock.now(),
-          source: 's',
-          agent: person,
-          country: 'DE',
-          referrer: 'direct',
-          visitor: i,
-        });
+      for (let i = 0; i < 5000; i++) recorder.record(visitTo(link, 'DE', i));
     };
     // A database that takes 100 ms more a flush; 5,000 visits arrive for every flush.
     const slow = {
@@ -213,14 +191,10 @@ eachDatabase('the flush', (kind) => {
         return recorded;
       },
     };
-    const recorder = new VisitRecorder({
-      store: Object.setPrototypeOf(slow, store) as KyselyRecordingStore,
-      now: h.clock.now,
-      limits: LIMITS,
+    const recorder = recorderOn(Object.setPrototypeOf(slow, store) as KyselyRecordingStore, {
       flushIntervalMs: 100,
       heartbeatIntervalMs: 60_000,
       bufferMaxVisits: 100_000,
-      onError: () => {},
     });
     busy();
     recorder.start();

@@ -5,22 +5,28 @@ import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { add, emptySketch, encode } from '../../src/analytics/visitors.js';
 import { openDatabase, type Database } from '../../src/platform/database/database.js';
 import { migrateToLatest, migrationProvider } from '../../src/platform/database/migrations.js';
-import { eachDatabase, freshDatabaseUrl } from '../helpers/databases.js';
+import { eachDatabase, freshDatabaseUrl, type DatabaseKind } from '../helpers/databases.js';
 
-eachDatabase('migrations from the one before', (kind) => {
-  let database: Database;
-  let drop: () => Promise<void>;
+/** A database of the suite's own, opened before its tests with no migration run, dropped after them. */
+function unmigrated(kind: DatabaseKind): { database: Database } {
+  const fresh = {} as { database: Database; drop: () => Promise<void> };
   before(async () => {
-    const fresh = await freshDatabaseUrl(kind);
-    drop = fresh.drop;
-    database = await openDatabase(fresh.url, { migrate: false });
+    const url = await freshDatabaseUrl(kind);
+    fresh.drop = url.drop;
+    fresh.database = await openDatabase(url.url, { migrate: false });
   });
   after(async () => {
-    await database.close();
-    await drop();
+    await fresh.database.close();
+    await fresh.drop();
   });
+  return fresh;
+}
+
+eachDatabase('migrations from the one before', (kind) => {
+  const fresh = unmigrated(kind);
 
   test("0020 adds the rollup rows of today's format, of every writer, into the counts without losing a visit", async () => {
+    const { database } = fresh;
     const { error } = await new Migrator({ db: database.db, provider: migrationProvider }).migrateTo('0018_link_change_notices');
     assert.equal(error, undefined);
     const db = database.db as Kysely<any>; // typed for the latest schema: before 0020 the rollups exist
@@ -87,19 +93,10 @@ eachDatabase('migrations from the one before', (kind) => {
 });
 
 eachDatabase('migrations from the one before: tallies', (kind) => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  before(async () => {
-    const fresh = await freshDatabaseUrl(kind);
-    drop = fresh.drop;
-    database = await openDatabase(fresh.url, { migrate: false });
-  });
-  after(async () => {
-    await database.close();
-    await drop();
-  });
+  const fresh = unmigrated(kind);
 
   test("0080 makes today's counts and sketches one row per link and day, keeping every count and every sketch", async () => {
+    const { database } = fresh;
     const { error } = await new Migrator({ db: database.db, provider: migrationProvider }).migrateTo('0060_qr_designs');
     assert.equal(error, undefined);
     const db = database.db as Kysely<any>; // typed for the latest schema: before 0080 the counts exist

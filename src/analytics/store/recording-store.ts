@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { letOthersRun, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
@@ -45,7 +46,7 @@ export class KyselyRecordingStore implements RecordingStore {
         // In slices, the event loop answering waiting redirects between them.
         for (let i = 0; i < recorded.length; i += VISITS_PER_SLICE) {
           this.tallies.add(recorded.slice(i, i + VISITS_PER_SLICE));
-          await new Promise((resolve) => setImmediate(resolve));
+          await nextTurn();
         }
         const touched = this.tallies.touched();
         await this.writeTallies(tx, touched);

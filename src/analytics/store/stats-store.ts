@@ -63,7 +63,11 @@ export class KyselyStatsStore implements StatsStore {
         .execute(),
     ]);
     const byLink = new Map<string, typeof tallies>();
-    for (const row of tallies) byLink.set(row.link_id, [...(byLink.get(row.link_id) ?? []), row]);
+    for (const row of tallies) {
+      const days = byLink.get(row.link_id);
+      if (days === undefined) byLink.set(row.link_id, [row]);
+      else days.push(row);
+    }
     return {
       links,
       rows: [...byLink].flatMap(([linkId, days]) =>

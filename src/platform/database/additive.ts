@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type QueryExecutorProvider } from 'kysely';
 import type { Dialect } from './database.js';
 import { jsonRows } from './json-rows.js';
@@ -10,7 +11,7 @@ const CHUNK: Record<Dialect, number> = { sqlite: 500, postgres: 5000 };
 
 /** SQLite runs statements on the event loop: between batches of them, waiting redirects are answered. */
 export async function letOthersRun(dialect: Dialect): Promise<void> {
-  if (dialect === 'sqlite') await new Promise((resolve) => setImmediate(resolve));
+  if (dialect === 'sqlite') await nextTurn();
 }
 
 /**
