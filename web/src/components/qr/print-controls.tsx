@@ -3,16 +3,12 @@ import { API_LIMITS } from '../../../../src/platform/api-limits.js';
 import { Field } from '../../ui/form.js';
 import { callToActionProblem, printSizeCm, printSizeProblem, type QrDesign } from './qr-design.js';
 import { DISTANCES, formatCm, formatDistance, pixelsAt300Dpi, reachMetres, smallestPrintCm } from './print-size.js';
+import type { ControlsProps } from './qr-controls.js';
 
 const { callToActionMaxLength, printMinCm, printMaxCm } = API_LIMITS.qr;
 
-interface PrintProps {
-  design: QrDesign;
-  onDesign: (change: Partial<QrDesign>) => void;
-}
-
 /** What a printed piece needs: a frame with a call to action, the short URL under the code, and its size. */
-export function PrintControls({ design, onDesign }: PrintProps) {
+export function PrintControls({ design, onDesign }: ControlsProps) {
   const id = useId();
   return (
     <fieldset class="qr-print">

@@ -7,7 +7,8 @@ import { colourProblem, CORNER_STYLES, DOT_STYLES, designContrast, PRESET_NAMES,
 const { minSize, maxSize, logoMaxSide } = API_LIMITS.qr;
 const title = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
-interface ControlsProps {
+/** A part of the designer: the design shown, and where its changes go. */
+export interface ControlsProps {
   design: QrDesign;
   onDesign: (change: Partial<QrDesign>) => void;
 }
