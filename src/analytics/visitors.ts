@@ -153,9 +153,8 @@ function encodeRegisters(registers: Map<number, number>): Uint8Array {
 export const encode = (sketch: Sketch): Uint8Array => encodeRegisters(new Map([...sketch.entries()].filter(([, rank]) => rank > 0)));
 
 export function decode(stored: Uint8Array): Sketch {
-  if (stored.length === REGISTERS) return new Uint8Array(stored);
   const sketch = emptySketch();
-  for (let at = 0; at + 3 <= stored.length; at += 3) sketch[(stored[at]! << 8) | stored[at + 1]!] = stored[at + 2]!;
+  mergeStored(sketch, stored);
   return sketch;
 }
 
