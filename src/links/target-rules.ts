@@ -32,6 +32,14 @@ export function normaliseHost(name: string): string | undefined {
 }
 
 /**
+ * Whether a parsed URL's host is a host at all. WHATWG URL refuses a domain with a forbidden code
+ * point (a space, `%`, `<`…), as Node does; Chromium's parser instead writes them percent-encoded
+ * ("not a url" becomes `not%20a%20url`), so the website, checking by these same rules, must refuse a
+ * `%` in a host itself.
+ */
+export const isHostName = (hostname: string): boolean => hostname !== '' && !hostname.includes('%');
+
+/**
  * A target is an absolute http(s) URL without credentials that does not point back at this service's
  * own redirect paths (which would loop or launder one short link through another).
  * Returns the target as given: we never rewrite what the user asked for.
@@ -45,7 +53,7 @@ export function checkTarget(target: string, hosts: ServiceHosts): string {
     throw new AppError('invalid_request');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('invalid_request');
-  if (url.username !== '' || url.password !== '' || url.hostname === '') throw new AppError('invalid_request');
+  if (url.username !== '' || url.password !== '' || !isHostName(url.hostname)) throw new AppError('invalid_request');
   // The raw text must say the scheme itself: `new URL` would otherwise accept "http:example.org".
   if (!/^https?:\/\//i.test(target)) throw new AppError('invalid_request');
   if (isRedirectPath(url.pathname) && mayReachUs(url.hostname, hosts)) throw new AppError('invalid_request');

@@ -1,7 +1,7 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { API_LIMITS, formatCount } from '../../../../src/platform/api-limits.js';
 import { ALIAS_PATTERN } from '../../../../src/links/slugs.js';
-import { checkTarget, normaliseHost } from '../../../../src/links/target-rules.js';
+import { checkTarget, isHostName, normaliseHost } from '../../../../src/links/target-rules.js';
 import { destinationOf } from '../links/new-link-fields.js';
 import { aliasOf, tagsOf, type SourceRow } from './columns.js';
 
@@ -104,6 +104,7 @@ function targetProblem(target: string, hosts: { names: Set<string>; suffixes: st
     return 'The destination is not a web address.';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Only http:// and https:// addresses can be linked.';
+  if (!isHostName(url.hostname)) return 'The destination is not a web address: its site name cannot hold spaces or such characters.';
   if (!isUri(target)) return 'The destination is not a web address (check for stray characters).';
   try {
     checkTarget(target, hosts);
