@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
 import { DAY_MS, utcDay } from '../platform/time.js';
-import type { CountRow, CountView, GapReason, Shortfall, Source, Visit } from './ports.js';
-import { addStored, packSketches } from './visitors.js';
+import type { GapReason, LinkDay, Shortfall, Source, Visit } from './ports.js';
+import { addStored, emptySketch, estimate, mergeStored, packSketches, unpackSketches, type Sketch } from './visitors.js';
 
 /**
  * The counting model, read top to bottom: every recorded visit adds one to a count per link, UTC day,
  * dimension and value, in one of four columns (through /s/ or /q/, by a person or a bot), and its
  * visitor code to that link and day's sketch of the column. `time` is the visit's UTC quarter hour, so
  * that days and hours follow any time zone. A new breakdown is a name here and a value per visit
- * (Tally.add). A link's day is stored as one row per writer (Tallies), summed when read (countRowsOf).
+ * (Tally.add). A link's day is stored as one row per writer (Tallies), added up when read (DayTotals).
  */
 export const DIMENSIONS = ['time', 'country', 'device', 'browser', 'os', 'referrer'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -30,9 +30,22 @@ export function dayOf(time: number): string {
 const QUARTER_MS = 900_000;
 /** `HH:MM` of the UTC quarter hour holding `time`. */
 export const quarterOf = (time: number): string => new Date(time - (time % QUARTER_MS)).toISOString().slice(11, 16);
+/** The quarter hour `HH:MM` as its place in the day, 0 to 95. */
+const quarterIndex = (quarter: string) => 4 * Number(quarter.slice(0, 2)) + Number(quarter.slice(3, 5)) / 15;
 
 /** Counts of one dimension: value → [s, q, s_bot, q_bot]. */
-type Values = Map<string, number[]>;
+export type Values = Map<string, number[]>;
+/** Counts of one dimension in their stored form: `[value, s, q, s_bot, q_bot, value, …]`. */
+export type FlatCounts = readonly (string | number)[];
+
+/** Two dimensions' counts added up; a day's only row (the usual case) is taken as it is. */
+function addFlat(a: FlatCounts, b: FlatCounts): FlatCounts {
+  if (a.length === 0) return b;
+  const values: Values = new Map();
+  for (const list of [a, b])
+    for (let i = 0; i < list.length; i += 5) for (let c = 0; c < 4; c++) count(values, list[i] as string, c, list[i + 1 + c] as number);
+  return [...values].flatMap(([value, n]) => [value, ...n]);
+}
 
 /**
  * A link's counts of one UTC day as one writer (Tallies, below) holds them: per dimension and value, the
@@ -102,10 +115,10 @@ export class Tally {
 
 const EMPTY = new Uint8Array(0);
 
-function count(values: Values, value: string, at: number): void {
+function count(values: Values, value: string, at: number, by = 1): void {
   let n = values.get(value);
   if (n === undefined) values.set(value, (n = [0, 0, 0, 0]));
-  n[at]!++;
+  n[at]! += by;
 }
 
 /**
@@ -166,43 +179,58 @@ export class Tallies {
 /** Strings in code-unit order (the same in every locale and both databases' binary collation). */
 export const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** `HH:00` of a quarter hour `HH:MM`, kept for the 96 quarters. */
-const hours = new Map<string, string>();
-const hourOf = (quarter: string) => hours.get(quarter) ?? hours.set(quarter, `${quarter.slice(0, 3)}00`).get(quarter)!;
-
 /**
- * Stored counts (Tally.encodeCounts) of a link's days, added up as a read wants them: rows of one
- * dimension (and day, where kept) are found by value in a map of their own, so no key is built per count.
+ * A link's UTC day as reads see it: the rows of its writers added up (per dimension and value, the
+ * four columns), and their sketches kept per column, so that the unique visitors of any set of columns
+ * (a bit per column: 1 /s/, 2 /q/, 4 and 8 bots through each) are worked out once, when first asked.
  */
-export function countRowsOf(stored: { day: string; counts: string }[], view: CountView): CountRow[] {
-  const rows: CountRow[] = [];
-  const groups = new Map<string, Map<string, CountRow>>();
-  for (const { day, counts } of stored) {
-    const parsed = JSON.parse(counts) as Record<string, (string | number)[]>;
-    for (const dimension of DIMENSIONS) {
-      const list = parsed[dimension];
-      if (list === undefined) continue;
-      const time = dimension === 'time';
-      const rowDay = time || view.perDay ? day : '';
-      const groupKey = `${dimension}\t${rowDay}`;
-      let group = groups.get(groupKey);
-      if (group === undefined) groups.set(groupKey, (group = new Map<string, CountRow>()));
-      for (let i = 0; i < list.length; i += 5) {
-        const value = time && !view.quarters ? hourOf(list[i] as string) : (list[i] as string);
-        let row = group.get(value);
-        if (row === undefined) {
-          group.set(value, (row = { day: rowDay, dimension, value, n: [0, 0, 0, 0] }));
-          rows.push(row);
-        }
-        const n = row.n;
-        n[0] += list[i + 1] as number;
-        n[1] += list[i + 2] as number;
-        n[2] += list[i + 3] as number;
-        n[3] += list[i + 4] as number;
+export class DayTotals implements LinkDay {
+  /** Per UTC quarter hour of the day (0 to 95), its four columns: `quarters[4 * quarter + column]`. */
+  readonly quarters = new Float64Array(96 * 4);
+  /** Per dimension, in the order of DIMENSIONS (`time`, kept in `quarters`, left empty): its counts in their stored form. */
+  readonly counts: FlatCounts[] = DIMENSIONS.map(() => []);
+  /** Per column, each writer's sketch (stored form). */
+  private readonly sketches: Uint8Array[][] = [[], [], [], []];
+  private readonly estimates = new Map<number, number>();
+  /** About the memory it takes: its rows' stored form, the counts several times over once parsed. */
+  readonly bytes: number;
+
+  /**
+   * @param stamp what the rows were (their writers and versions): days of equal stamps hold equal counts.
+   */
+  constructor(
+    readonly day: string,
+    rows: readonly { counts: string; visitors: Uint8Array }[],
+    readonly stamp = '',
+  ) {
+    this.bytes = rows.reduce((n, row) => n + 4 * row.counts.length + row.visitors.length, 0);
+    for (const row of rows) {
+      const parsed = JSON.parse(row.counts) as Record<string, (string | number)[]>;
+      const time = parsed.time ?? [];
+      for (let i = 0; i < time.length; i += 5) {
+        const quarter = quarterIndex(time[i] as string);
+        for (let c = 0; c < 4; c++) this.quarters[4 * quarter + c]! += time[i + 1 + c] as number;
       }
+      for (let d = 1; d < DIMENSIONS.length; d++) this.counts[d] = addFlat(this.counts[d]!, parsed[DIMENSIONS[d]!] ?? []);
+      unpackSketches(row.visitors).forEach((sketch, at) => sketch.length > 0 && this.sketches[at]!.push(sketch));
     }
   }
-  return rows;
+
+  /** Merges the day's sketches of the columns `mask` into `into`: the sketch of their union. */
+  mergeVisitors(into: Sketch, mask: number): void {
+    this.sketches.forEach((sketches, at) => mask & (1 << at) && sketches.forEach((sketch) => mergeStored(into, sketch)));
+  }
+
+  /** Unique visitors of the columns `mask`, estimated. */
+  visitors(mask: number): number {
+    let n = this.estimates.get(mask);
+    if (n === undefined) {
+      const sketch = emptySketch();
+      this.mergeVisitors(sketch, mask);
+      this.estimates.set(mask, (n = estimate(sketch)));
+    }
+    return n;
+  }
 }
 
 /** What a batch asks of each UTC day: people's visits per account (ascending: the lock order), and bots. */

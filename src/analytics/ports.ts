@@ -76,35 +76,32 @@ export interface Gap {
   from: number;
   to: number;
   reason: GapReason;
+  /** The link whose visits were not recorded; absent when no link's were (a service-wide gap). */
+  linkId?: string;
 }
 
-/** Counts of one UTC day, dimension and value: [through /s/, through /q/, bots through /s/, bots through /q/]. */
-export interface CountRow {
+/** A link's UTC day as reads see it: its writers' rows added up (counts.ts, DayTotals). */
+export interface LinkDay {
   day: string;
-  dimension: string;
-  value: string;
-  n: [number, number, number, number];
-}
-
-/** How a read wants the counts: `time` per UTC hour or quarter hour; the other dimensions per day or summed over the days. */
-export interface CountView {
-  quarters: boolean;
-  perDay: boolean;
+  /** The link, day, writers and versions of the rows it was added up from: equal stamps, equal counts. */
+  stamp: string;
+  /** Per UTC quarter hour of the day (0 to 95), its four columns: `quarters[4 * quarter + column]`. */
+  readonly quarters: Float64Array;
+  /** Per dimension (counts.ts, DIMENSIONS; `time` left empty): `[value, s, q, s_bot, q_bot, value, …]`. */
+  readonly counts: readonly (readonly (string | number)[])[];
+  /** Unique visitors of a set of columns (a bit each: 1 /s/, 2 /q/, 4 and 8 bots through each), estimated. */
+  visitors(mask: number): number;
+  /** Merges the day's unique-visitor sketches of a set of columns into `into` (visitors.ts). */
+  mergeVisitors(into: Uint8Array, mask: number): void;
 }
 
 export interface StatsStore {
-  /** The link's counts of the UTC days [fromDay, toDay]: `time` per day, the others per day or summed (day ''). */
-  counts(linkId: string, fromDay: string, toDay: string, view: CountView): Promise<CountRow[]>;
-  /**
-   * The links of the account whose tags hold `tag`; per link its `time` counts and visitor sketches of
-   * the UTC days [fromDay, toDay]; the gaps overlapping [from, to] of any of them (`linkId`) or of every
-   * link (no `linkId`) after the first of them was created.
-   */
-  tagCounts(accountId: string, tag: string, window: { fromDay: string; toDay: string; from: number; to: number }): Promise<TagCounts>;
-  /** Unique-visitor sketches of the link's UTC days [fromDay, toDay], by day, source and class. */
-  visitors(linkId: string, fromDay: string, toDay: string): Promise<VisitorSketch[]>;
-  /** Gaps of this link, and service-wide gaps after it was created, overlapping [from, to]. */
-  gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]>;
+  /** Per link, its UTC days [fromDay, toDay] that hold any count (LinkDay: the writers' rows added up). */
+  linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDay[]>>;
+  /** The links of the account whose tags hold `tag`. */
+  taggedLinks(accountId: string, tag: string): Promise<TaggedLink[]>;
+  /** Gaps of these links (`linkId`), and service-wide gaps (no `linkId`) after `createdAt`, overlapping [from, to]. */
+  gaps(linkIds: readonly string[], from: number, to: number, createdAt: number): Promise<Gap[]>;
   /**
    * The time before which every running instance's visits are counted (undefined while no instance
    * runs). Read it before the counts it vouches for: a flush committed between the two reads (on
@@ -113,24 +110,9 @@ export interface StatsStore {
   refreshedAt(): Promise<number | undefined>;
 }
 
-/** A link's unique-visitor sketch of one UTC day, source and class. */
-export interface VisitorSketch {
-  day: string;
-  source: Source;
-  bot: boolean;
-  sketch: Uint8Array;
-}
-
 export interface TaggedLink {
   id: string;
   slug: string;
   title: string;
   createdAt: number;
-}
-
-export interface TagCounts {
-  links: TaggedLink[];
-  rows: (CountRow & { linkId: string })[];
-  visitors: (VisitorSketch & { linkId: string })[];
-  gaps: (Gap & { linkId?: string })[];
 }

@@ -1,15 +1,16 @@
 import type { Static } from '@sinclair/typebox';
+import { LRUCache } from 'lru-cache';
 import type { LinkService } from '../links/link-service.js';
 import { requireAccount, type Principal } from '../platform/auth/principal.js';
 import { AppError } from '../platform/errors.js';
 import { API_LIMITS } from '../platform/api-limits.js';
 import type { Clock } from '../platform/time.js';
-import { compare } from './counts.js';
+import { compare, DIMENSIONS } from './counts.js';
 import { toCsv, type CsvRow } from './csv.js';
-import type { CountRow, Gap, StatsStore, VisitorSketch } from './ports.js';
+import type { Gap, LinkDay, StatsStore } from './ports.js';
 import type { Stats, TagStats } from './stats-schemas.js';
 import { StatsWindow, type Day, type StatsRequest } from './stats-window.js';
-import { decode, estimate, mergeStored, type Sketch } from './visitors.js';
+import { emptySketch, estimate, type Sketch } from './visitors.js';
 import { isZone } from './zones.js';
 
 export type StatsResult = Static<typeof Stats>;
@@ -17,29 +18,27 @@ type TagStatsResult = Static<typeof TagStats>;
 
 const TOP_REFERRERS = API_LIMITS.stats.topReferrers;
 
-type Totals = Map<string, Map<string, number>>;
+const [TIME, COUNTRY, DEVICE, BROWSER, OS, REFERRER] = DIMENSIONS.map((_, d) => d) as [number, number, number, number, number, number];
 /** Values by count (descending), then by value so equal counts come out in a stable order. */
 const sorted = (counts: Map<string, number> | undefined) => [...(counts ?? [])].filter(([, n]) => n > 0).sort(([a, m], [b, n]) => n - m || compare(a, b));
 
 export class StatsService {
+  /** Per link and window shape, the sums of the days before the last (see sums). */
+  private readonly before = new LRUCache<string, { stamps: string[]; daily: Day[]; totals: Map<string, number>[] }>({ max: 500 });
+
   constructor(private readonly deps: { links: LinkService; store: StatsStore; now: Clock }) {}
 
   async json(principal: Principal, linkId: string, request: StatsRequest): Promise<StatsResult> {
     const w = this.window(request);
     const [link, refreshedAt] = await Promise.all([this.deps.links.access(principal, linkId, 'analytics:read'), this.deps.store.refreshedAt()]);
-    const [rows, visitors, gaps] = await Promise.all([
-      this.deps.store.counts(link.id, w.fromDay, w.toDay, { quarters: w.quarters, perDay: false }),
-      this.visitors(link.id, w),
-      this.gaps(link.id, link.createdAt, w),
-    ]);
-    const daily = w.daily(rows).map((day) => ({ ...day, visitors: visitors.get(day.date) ?? 0 }));
-    const totals = breakdowns(rows, w);
+    const [days, gaps] = await Promise.all([this.days(link.id, w), this.gaps(link.id, link.createdAt, w)]);
+    const { daily, totals } = this.sums(link.id, days, w);
     const devices = [
-      ...sorted(totals.get('device')).map(([device, count]) => ({ device: device as 'mobile', count })),
-      ...sorted(totals.get('browser')).map(([browser, count]) => ({ browser, count })),
-      ...sorted(totals.get('os')).map(([os, count]) => ({ os, count })),
+      ...sorted(totals[DEVICE]).map(([device, count]) => ({ device: device as 'mobile', count })),
+      ...sorted(totals[BROWSER]).map(([browser, count]) => ({ browser, count })),
+      ...sorted(totals[OS]).map(([os, count]) => ({ os, count })),
     ];
-    const referrers = sorted(totals.get('referrer'));
+    const referrers = sorted(totals[REFERRER]);
     const rest = referrers.slice(TOP_REFERRERS).reduce((n, [, count]) => n + count, 0);
     return {
       from: w.from,
@@ -48,7 +47,7 @@ export class StatsService {
       refreshedAt: Math.min(refreshedAt ?? w.to, w.to),
       total: daily.reduce((n, d) => n + d.total, 0),
       daily,
-      countries: sorted(totals.get('country')).map(([country, count]) => ({ country, count })),
+      countries: sorted(totals[COUNTRY]).map(([country, count]) => ({ country, count })),
       devices,
       referrers: [
         ...referrers.slice(0, TOP_REFERRERS).map(([referrer, count]) => ({ referrer, count })),
@@ -61,15 +60,17 @@ export class StatsService {
   async csv(principal: Principal, linkId: string, request: StatsRequest): Promise<{ filename: string; body: string }> {
     const w = this.window(request);
     const link = await this.deps.links.access(principal, linkId, 'analytics:read');
-    const [rows, visitors, gaps] = await Promise.all([
-      this.deps.store.counts(link.id, w.fromDay, w.toDay, { quarters: w.quarters, perDay: true }),
-      this.visitors(link.id, w),
-      this.gaps(link.id, link.createdAt, w),
-    ]);
-    const lines: CsvRow[] = w.daily(rows).flatMap((day) => dayRows({ ...day, visitors: visitors.get(day.date) ?? 0 }));
-    for (const row of rows) {
-      const count = w.sum(row);
-      if (row.dimension !== 'time' && count > 0) lines.push({ day: row.day, dimension: row.dimension, value: row.value, count });
+    const [days, gaps] = await Promise.all([this.days(link.id, w), this.gaps(link.id, link.createdAt, w)]);
+    const lines: CsvRow[] = w.daily(days).flatMap(dayRows);
+    for (const day of days) {
+      DIMENSIONS.forEach((dimension, d) => {
+        if (d === TIME) return;
+        const list = day.counts[d]!;
+        for (let i = 0; i < list.length; i += 5) {
+          const count = w.sum(list, i + 1);
+          if (count > 0) lines.push({ day: day.day, dimension, value: list[i] as string, count });
+        }
+      });
     }
     lines.sort((a, b) => compare(a.day, b.day) || compare(a.dimension, b.dimension) || compare(a.value, b.value));
     return { filename: `stats-${link.slug}-${w.dates[0]}-${w.dates.at(-1)}.csv`, body: toCsv(lines, gaps) };
@@ -80,18 +81,22 @@ export class StatsService {
     const w = this.window(request);
     const { accountId } = requireAccount(principal, 'analytics:read');
     const refreshedAt = await this.deps.store.refreshedAt();
-    const { links, rows, visitors, gaps } = await this.deps.store.tagCounts(accountId, tag, w);
-    const [rowsOf, sketchesOf] = [byLink(rows), byLink(visitors)];
+    const links = await this.deps.store.taggedLinks(accountId, tag);
+    const ids = links.map((l) => l.id);
+    const [days, gaps] = await Promise.all([
+      this.deps.store.linkDays(ids, w.fromDay, w.toDay),
+      this.deps.store.gaps(ids, w.from, w.to, Math.min(...links.map((l) => l.createdAt))),
+    ]);
     // A day's sketches of all the links merge: one person through two of them that day counts once.
     const campaign = new Map<string, Sketch>();
     const listed = links.map((link) => {
-      const days = w.daily(rowsOf.get(link.id) ?? []);
-      const s = days.reduce((n, d) => n + d.s, 0);
-      const q = days.reduce((n, d) => n + d.q, 0);
-      const sketches = daySketches(sketchesOf.get(link.id) ?? [], w);
-      for (const [day, sketch] of sketches) mergeInto(campaign, day, sketch);
-      const daily = days.map((d) => ({ date: d.date, s: d.s, q: d.q }));
-      return { id: link.id, slug: link.slug, title: link.title, total: s + q, s, q, visitors: windowVisitors(sketches, w), daily };
+      const linkDays = days.get(link.id)!;
+      const daily = w.daily(linkDays);
+      const s = daily.reduce((n, d) => n + d.s, 0);
+      const q = daily.reduce((n, d) => n + d.q, 0);
+      for (const day of linkDays) day.mergeVisitors(campaign.get(day.day) ?? campaign.set(day.day, emptySketch()).get(day.day)!, w.mask);
+      const visitors = daily.reduce((n, d) => n + d.visitors, 0);
+      return { id: link.id, slug: link.slug, title: link.title, total: s + q, s, q, visitors, daily: daily.map((d) => ({ date: d.date, s: d.s, q: d.q })) };
     });
     listed.sort((a, b) => b.total - a.total || compare(a.slug, b.slug));
     const s = listed.reduce((n, l) => n + l.s, 0);
@@ -104,7 +109,8 @@ export class StatsService {
       total: s + q,
       s,
       q,
-      visitors: windowVisitors(campaign, w),
+      // The unique visitors of the window's dates, as a link's page sums them.
+      visitors: w.dates.reduce((n, date) => n + (campaign.has(date) ? estimate(campaign.get(date)!) : 0), 0),
       links: listed,
       gaps: gaps.filter(shownWith(w)),
     };
@@ -113,8 +119,7 @@ export class StatsService {
   /** A link's daily totals (UTC, bots included) of its last `days` days, for the operator console: no principal. */
   async recentDays(linkId: string, days: number): Promise<Array<{ day: string; visits: number }>> {
     const w = this.window({ days, bots: 'include' });
-    const rows = await this.deps.store.counts(linkId, w.fromDay, w.toDay, { quarters: w.quarters, perDay: false });
-    return w.daily(rows).map((day) => ({ day: day.date, visits: day.total }));
+    return w.daily(await this.days(linkId, w)).map((day) => ({ day: day.date, visits: day.total }));
   }
 
   private window(request: StatsRequest): StatsWindow {
@@ -122,59 +127,63 @@ export class StatsService {
     return new StatsWindow(request, this.deps.now());
   }
 
+  /**
+   * The daily series and breakdowns of a link's days in the window. Those before the window's last UTC
+   * day (which holds `to`, and changes while visits come) are added up once and kept while the store
+   * hands over days of the same stamps; the last is added to a copy each time.
+   */
+  private sums(linkId: string, days: LinkDay[], w: StatsWindow): { daily: Day[]; totals: Map<string, number>[] } {
+    const last = days.at(-1)?.day === w.toDay ? days.length - 1 : days.length;
+    const before = days.slice(0, last);
+    const key = `${linkId}\t${w.shape}`;
+    let kept = this.before.get(key);
+    if (kept === undefined || kept.stamps.length !== before.length || kept.stamps.some((stamp, i) => stamp !== before[i]!.stamp)) {
+      const daily = w.emptyDays();
+      w.addDays(daily, before);
+      kept = {
+        stamps: before.map((day) => day.stamp),
+        daily,
+        totals: addBreakdowns(
+          DIMENSIONS.map(() => new Map<string, number>()),
+          before,
+          w,
+        ),
+      };
+      this.before.set(key, kept);
+    }
+    const daily = kept.daily.map((day) => ({ ...day, hours: [...day.hours] }));
+    w.addDays(daily, days.slice(last));
+    return {
+      daily,
+      totals: addBreakdowns(
+        kept.totals.map((values) => new Map(values)),
+        days.slice(last),
+        w,
+      ),
+    };
+  }
+
+  private async days(linkId: string, w: StatsWindow): Promise<LinkDay[]> {
+    return (await this.deps.store.linkDays([linkId], w.fromDay, w.toDay)).get(linkId)!;
+  }
+
   /** Gaps of the window; gaps of bot visits only when bots are counted. */
   private async gaps(linkId: string, createdAt: number, w: StatsWindow) {
-    return (await this.deps.store.gaps(linkId, w.from, w.to, createdAt)).filter(shownWith(w));
+    return (await this.deps.store.gaps([linkId], w.from, w.to, createdAt)).filter(shownWith(w)).map(({ linkId: _, ...gap }) => gap);
   }
-
-  /** Unique visitors per UTC day of the link (see daySketches). */
-  private async visitors(linkId: string, w: StatsWindow): Promise<Map<string, number>> {
-    const sketches = daySketches(await this.deps.store.visitors(linkId, w.fromDay, w.toDay), w);
-    return new Map([...sketches].map(([day, sketch]) => [day, estimate(sketch)]));
-  }
-}
-
-function byLink<T extends { linkId: string }>(rows: T[]): Map<string, T[]> {
-  const grouped = new Map<string, T[]>();
-  for (const row of rows) {
-    const group = grouped.get(row.linkId);
-    if (group === undefined) grouped.set(row.linkId, [row]);
-    else group.push(row);
-  }
-  return grouped;
 }
 
 /** Whether the request shows a gap: those of bot visits only when bots are counted. */
 const shownWith = (w: StatsWindow) => (gap: Gap) => w.request.bots === 'include' || gap.reason !== 'bot_ceiling_reached';
 
-/**
- * The sketches of the sources and classes the request takes, merged per UTC day: the salt changes at
- * midnight UTC, so each UTC day has its sketch, shown on the date of the same name.
- */
-function daySketches(rows: VisitorSketch[], w: StatsWindow): Map<string, Sketch> {
-  const sketches = new Map<string, Sketch>();
-  for (const row of rows) if (w.columns.includes((row.source === 'q' ? 1 : 0) + (row.bot ? 2 : 0))) mergeInto(sketches, row.day, row.sketch);
-  return sketches;
-}
-
-/** Merges a day's sketch, stored (visitors.ts) or not, into the map's sketch of that day (decoded anew when it is the first). */
-function mergeInto(sketches: Map<string, Sketch>, day: string, sketch: Uint8Array): void {
-  const into = sketches.get(day);
-  if (into === undefined) sketches.set(day, decode(sketch));
-  else mergeStored(into, sketch);
-}
-
-/** Unique visitors of the window as a link's page sums them: the estimates of the window's dates. */
-const windowVisitors = (sketches: Map<string, Sketch>, w: StatsWindow) =>
-  w.dates.reduce((n, date) => n + (sketches.has(date) ? estimate(sketches.get(date)!) : 0), 0);
-
-/** The window's totals per breakdown and value. */
-function breakdowns(rows: CountRow[], w: StatsWindow): Totals {
-  const totals: Totals = new Map();
-  for (const row of rows) {
-    if (row.dimension === 'time') continue;
-    const values = totals.get(row.dimension) ?? totals.set(row.dimension, new Map()).get(row.dimension)!;
-    values.set(row.value, (values.get(row.value) ?? 0) + w.sum(row));
+/** Adds the days' counts to the totals per dimension (in the order of DIMENSIONS; `time` left empty) and value. */
+function addBreakdowns(totals: Map<string, number>[], days: readonly LinkDay[], w: StatsWindow): Map<string, number>[] {
+  for (const day of days) {
+    for (let d = TIME + 1; d < DIMENSIONS.length; d++) {
+      const values = totals[d]!;
+      const list = day.counts[d]!;
+      for (let i = 0; i < list.length; i += 5) values.set(list[i] as string, (values.get(list[i] as string) ?? 0) + w.sum(list, i + 1));
+    }
   }
   return totals;
 }

@@ -1,5 +1,5 @@
 import { DAY_MS, utcDay } from '../platform/time.js';
-import type { CountRow, Source } from './ports.js';
+import type { LinkDay, Source } from './ports.js';
 import { ZoneClock } from './zones.js';
 
 /** What a stats request asks for, beyond its link. */
@@ -26,8 +26,10 @@ const clocks = new Map<string, ZoneClock>();
 /** A clock per zone, kept: each remembers the offsets it looked up. Bounded by the zones that exist. */
 const clockOf = (zone: string) => clocks.get(zone) ?? clocks.set(zone, new ZoneClock(zone)).get(zone)!;
 
-const HOUR_MS = 3_600_000;
 const dateAdd = (date: string, days: number) => utcDay(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS);
+
+const HOUR_MS = 3_600_000;
+const QUARTER_MS = 900_000;
 
 /**
  * The window of a request: its `days` days in the zone, today included, from the first one's midnight
@@ -39,10 +41,12 @@ export class StatsWindow {
   readonly dates: string[];
   readonly fromDay: string;
   readonly toDay: string;
-  /** Whether the zone's offset in the window is not a whole number of hours: its hours need the counts' quarter hours. */
-  readonly quarters: boolean;
-  /** Indexes into CountRow.n: /s/, /q/, bots through /s/, bots through /q/, as the request narrows them. */
+  /** Indexes into a count's columns: /s/, /q/, bots through /s/, bots through /q/, as the request narrows them. */
   readonly columns: number[];
+  /** The same columns, a bit each (LinkDay.visitors). */
+  readonly mask: number;
+  /** What the sums of the window's days depend on besides the days: zone, start, length and columns. */
+  readonly shape: string;
 
   constructor(
     readonly request: StatsRequest,
@@ -54,37 +58,63 @@ export class StatsWindow {
     this.from = this.clock.startOf(this.dates[0]!);
     this.fromDay = utcDay(this.from);
     this.toDay = utcDay(to);
-    this.quarters = this.clock.offset(this.from) % HOUR_MS !== 0 || this.clock.offset(to) % HOUR_MS !== 0;
     this.columns = [0, 1, 2, 3].filter(
       (c) => (request.source === undefined || c % 2 === (request.source === 's' ? 0 : 1)) && (request.bots === 'include' || c < 2),
     );
+    this.mask = this.columns.reduce((mask, c) => mask | (1 << c), 0);
+    this.shape = `${request.tz ?? 'UTC'}\t${this.from}\t${request.days}\t${this.mask}`;
   }
 
-  /** The visits of a count that the request takes. */
-  sum(row: CountRow): number {
-    let n = 0;
-    for (const c of this.columns) n += row.n[c]!;
-    return n;
+  /** The visits of a count that the request takes, of its four columns at `counts[at]` on. */
+  sum(counts: readonly (string | number)[], at: number): number {
+    let sum = 0;
+    for (const c of this.columns) sum += counts[at + c] as number;
+    return sum;
   }
 
-  /** The daily series, from the counts of dimension `time` (UTC quarter hours) of the window's UTC days. */
-  daily(rows: CountRow[]): Day[] {
-    const days = new Map(this.dates.map((date) => [date, { date, total: 0, s: 0, q: 0, bots: 0, visitors: 0, hours: new Array<number>(24).fill(0) }]));
-    for (const row of rows) {
-      const time = Date.parse(`${row.day}T${row.value}:00Z`);
-      if (row.dimension !== 'time' || time < this.from || time > this.to) continue;
-      const at = this.clock.local(time);
-      const day = days.get(at.date);
-      if (day === undefined) continue;
-      for (const c of this.columns) {
-        const n = row.n[c]!;
-        day.total += n;
-        day.hours[at.hour]! += n;
-        if (c % 2 === 0) day.s += n;
-        else day.q += n;
-        if (c >= 2) day.bots += n;
+  /** The window's days, every count zero. */
+  emptyDays(): Day[] {
+    return this.dates.map((date) => ({ date, total: 0, s: 0, q: 0, bots: 0, visitors: 0, hours: new Array<number>(24).fill(0) }));
+  }
+
+  /** The daily series of these UTC days. */
+  daily(linkDays: readonly LinkDay[]): Day[] {
+    const days = this.emptyDays();
+    this.addDays(days, linkDays);
+    return days;
+  }
+
+  /**
+   * Adds UTC days to the daily series `days`: their quarter hours' visits to the local days and hours
+   * they fall in; their unique visitors to the date of the same name (the salt changes at midnight UTC,
+   * so each UTC day has its sketch).
+   */
+  addDays(days: Day[], linkDays: readonly LinkDay[]): void {
+    // By day number (days since 1970) of the local date: no date string per quarter hour.
+    const first = Math.floor(Date.parse(`${this.dates[0]}T00:00:00Z`) / DAY_MS);
+    for (const linkDay of linkDays) {
+      const midnight = Date.parse(`${linkDay.day}T00:00:00Z`);
+      const named = days[midnight / DAY_MS - first];
+      if (named !== undefined) named.visitors += linkDay.visitors(this.mask);
+      const n = linkDay.quarters;
+      const { columns } = this;
+      for (let quarter = 0; quarter < 96; quarter++) {
+        const time = midnight + quarter * QUARTER_MS;
+        if (time < this.from || time > this.to) continue;
+        const local = time + this.clock.offset(time);
+        const day = days[Math.floor(local / DAY_MS) - first];
+        if (day === undefined) continue;
+        const hour = Math.floor((local % DAY_MS) / HOUR_MS);
+        for (let i = 0; i < columns.length; i++) {
+          const c = columns[i]!;
+          const count = n[4 * quarter + c]!;
+          day.total += count;
+          day.hours[hour]! += count;
+          if (c % 2 === 0) day.s += count;
+          else day.q += count;
+          if (c >= 2) day.bots += count;
+        }
       }
     }
-    return [...days.values()];
   }
 }

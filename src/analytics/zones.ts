@@ -1,4 +1,6 @@
-import { DAY_MS } from '../platform/time.js';
+import { DAY_MS, utcDay } from '../platform/time.js';
+
+const HOUR_MS = 3_600_000;
 
 /**
  * Whether `name` is an IANA time zone (`Europe/Berlin`, `Asia/Kolkata`, `UTC`; any case), as the
@@ -22,6 +24,8 @@ export function isZone(name: string): boolean {
  */
 export class ZoneClock {
   private readonly offsets = new Map<number, number>();
+  /** Dates by day number (days since 1970): a stats answer asks for the same few thousand times. */
+  private readonly dates = new Map<number, string>();
   private readonly format: Intl.DateTimeFormat;
 
   constructor(zone: string) {
@@ -30,8 +34,14 @@ export class ZoneClock {
 
   /** `YYYY-MM-DD` and the hour (0 to 23) of `time` on the zone's clock. */
   local(time: number): { date: string; hour: number } {
-    const local = new Date(time + this.offset(time));
-    return { date: local.toISOString().slice(0, 10), hour: local.getUTCHours() };
+    const local = time + this.offset(time);
+    const day = Math.floor(local / DAY_MS);
+    let date = this.dates.get(day);
+    if (date === undefined) {
+      if (this.dates.size >= 4096) this.dates.clear();
+      this.dates.set(day, (date = utcDay(day * DAY_MS)));
+    }
+    return { date, hour: Math.floor((local - day * DAY_MS) / HOUR_MS) };
   }
 
   /** The first instant of the local date `date` (midnight, or the first time after it where a change of offset skips midnight). */
@@ -45,12 +55,13 @@ export class ZoneClock {
 
   /** The zone's offset from UTC at `time` (east positive), in milliseconds: from its name, `GMT+05:30` (`GMT` or `GMT+00:00` at 0). */
   offset(time: number): number {
-    const hour = Math.floor(time / 3_600_000);
+    const hour = Math.floor(time / HOUR_MS);
     let offset = this.offsets.get(hour);
     if (offset === undefined) {
       const name = this.format.formatToParts(time).find((part) => part.type === 'timeZoneName')!.value;
       const [, sign, hours, minutes] = /^GMT(?:([+-])(\d\d):(\d\d))?$/.exec(name) ?? [];
       offset = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes)) * 60_000;
+      if (this.offsets.size >= 100_000) this.offsets.clear();
       this.offsets.set(hour, offset);
     }
     return offset;

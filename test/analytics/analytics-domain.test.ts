@@ -2,18 +2,29 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { classifyAgent, referrerHost, VisitClassifier } from '../../src/analytics/classify.js';
-import { choose, countRowsOf, demand, quarterOf, Tallies } from '../../src/analytics/counts.js';
+import { choose, DayTotals, demand, DIMENSIONS, quarterOf, Tallies, type Tally } from '../../src/analytics/counts.js';
 import { CSV_HEADER, toCsv } from '../../src/analytics/csv.js';
 import type { Visit } from '../../src/analytics/ports.js';
 import { ResettingCache } from '../../src/platform/resetting-cache.js';
 import { decode, estimate, unpackSketches } from '../../src/analytics/visitors.js';
-import { UA } from '../helpers/analytics.js';
+import { flatRows, quarterRows, UA } from '../helpers/analytics.js';
 
 const T = Date.UTC(2026, 10, 15, 12, 7);
 const person = { device: 'mobile' as const, browser: 'Mobile Safari', os: 'iOS', bot: false };
 const crawler = { device: 'bot' as const, browser: 'other', os: 'other', bot: true };
 
 /** Visits in arrival order: [link, account, country, bot?, source?]. */
+/** A dimension's counts as sorted lists [value, s, q, s_bot, q_bot]. */
+const listOf = (list: readonly (string | number)[]) => flatRows(list).sort();
+/** A day's quarter hours as sorted lists [`HH:MM`, s, q, s_bot, q_bot]. */
+const timeOf = (read: DayTotals) => quarterRows(read).map((row) => [row.value, ...row.n]);
+/** A tally as a read adds it up. */
+const readBack = (...tallies: Tally[]) =>
+  new DayTotals(
+    tallies[0]!.day,
+    tallies.map((t) => t.encode()),
+  );
+
 const visits = (list: [string, string | null, string, boolean?, ('s' | 'q')?][]): Visit[] =>
   list.map(([id, accountId, country, bot, source], i) => ({
     link: { id, accountId },
@@ -83,12 +94,8 @@ test("every recorded visit adds one per dimension, in the column of its source a
     ]),
   );
   const [tally] = tallies.touched();
-  const rows = countRowsOf([{ day: tally!.day, counts: tally!.encodeCounts() }], { quarters: true, perDay: true });
-  const of = (dimension: string) =>
-    rows
-      .filter((r) => r.dimension === dimension)
-      .map((r) => [r.value, ...r.n])
-      .sort();
+  const read = readBack(tally!);
+  const of = (dimension: (typeof DIMENSIONS)[number]) => (dimension === 'time' ? timeOf(read) : listOf(read.counts[DIMENSIONS.indexOf(dimension)]!));
   assert.deepEqual(of('country'), [
     ['DE', 1, 1, 0, 0],
     ['US', 0, 0, 0, 1],
@@ -116,49 +123,50 @@ test('a writer adds each flush to the tallies it holds; after forgetting them it
   tallies.touched();
   tallies.add(visits([['L1', 'b', 'FR']]));
   const [again] = tallies.touched();
-  assert.equal(
-    countRowsOf([{ day: again!.day, counts: again!.encodeCounts() }], { quarters: true, perDay: false }).find((r) => r.dimension === 'time')!.n[0],
-    2,
-  );
+  assert.deepEqual(timeOf(readBack(again!)), [['12:00', 2, 0, 0, 0]]);
   tallies.forget();
   assert.notEqual(tallies.writer, first);
   tallies.add(visits([['L1', 'c', 'DE']]));
   const [fresh] = tallies.touched();
-  assert.equal(
-    countRowsOf([{ day: fresh!.day, counts: fresh!.encodeCounts() }], { quarters: true, perDay: false }).find((r) => r.dimension === 'time')!.n[0],
-    1,
-  );
+  assert.deepEqual(timeOf(readBack(fresh!)), [['12:00', 1, 0, 0, 0]]);
 });
 
-test('reads add up the rows of every writer of a day, per hour or quarter hour, per day or over the days', () => {
-  const stored = (day: string, visitsOf: [string, string | null, string, boolean?, ('s' | 'q')?][]) => {
+test("a read adds up the rows of a day's writers, counts and unique visitors, per set of columns", () => {
+  const written = (visitsOf: [string, string | null, string, boolean?, ('s' | 'q')?][], visitor: number) => {
     const tallies = new Tallies();
-    tallies.add(visits(visitsOf).map((v) => ({ ...v, time: Date.parse(`${day}T12:20:00Z`) })));
-    const [tally] = tallies.touched();
-    return { day, counts: tally!.encodeCounts() };
+    // Visitor codes are hashes: spread over the 32 bits, as the sketch expects.
+    const code = (n: number) => Math.imul(n, 0x9e3779b1) >>> 0;
+    tallies.add(visits(visitsOf).map((v) => ({ ...v, time: Date.parse('2026-11-15T12:20:00Z'), visitor: code(visitor + v.visitor) })));
+    return tallies.touched()[0]!;
   };
-  const rows = [stored('2026-11-14', [['L1', 'a', 'DE']]), stored('2026-11-15', [['L1', 'a', 'DE']]), stored('2026-11-15', [['L1', 'b', 'FR', false, 'q']])];
-  const hours = countRowsOf(rows, { quarters: false, perDay: false });
-  assert.deepEqual(
-    hours.filter((r) => r.dimension === 'time').map((r) => [r.day, r.value, r.n]),
-    [
-      ['2026-11-14', '12:00', [1, 0, 0, 0]],
-      ['2026-11-15', '12:00', [1, 1, 0, 0]],
-    ],
+  // Two writers: the visitor 100 comes through /s/ to one instance and through /q/ to the other.
+  const read = readBack(
+    written(
+      [
+        ['L1', 'a', 'DE'],
+        ['L1', 'a', 'DE', true],
+      ],
+      100,
+    ),
+    written(
+      [
+        ['L1', 'b', 'FR', false, 'q'],
+        ['L1', 'b', 'FR', false, 'q'],
+      ],
+      100,
+    ),
   );
-  assert.deepEqual(
-    hours.filter((r) => r.dimension === 'country').map((r) => [r.day, r.value, r.n]),
-    [
-      ['', 'DE', [2, 0, 0, 0]],
-      ['', 'FR', [0, 1, 0, 0]],
-    ],
-  );
-  assert.deepEqual(
-    countRowsOf(rows, { quarters: true, perDay: true })
-      .filter((r) => r.dimension === 'time')
-      .map((r) => r.value),
-    ['12:15', '12:15'],
-  );
+  assert.deepEqual(timeOf(read), [['12:15', 1, 2, 1, 0]]);
+  assert.deepEqual(listOf(read.counts[1]!), [
+    ['DE', 1, 0, 1, 0],
+    ['FR', 0, 2, 0, 0],
+  ]);
+  // Visitors 100 and 101 through /s/ (101 a bot), 100 and 101 through /q/.
+  assert.equal(read.visitors(0b0001), 1, '/s/, people');
+  assert.equal(read.visitors(0b0011), 2, 'people: 100 through both counts once');
+  assert.equal(read.visitors(0b1111), 2, 'everyone');
+  assert.equal(read.visitors(0b0100), 1, 'bots through /s/');
+  assert.equal(read.visitors(0b1000), 0, 'bots through /q/');
 });
 
 test('the time of day counts in UTC quarter hours', () => {

@@ -5,11 +5,10 @@ import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { VisitRecorder } from '../../src/analytics/recorder.js';
 import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
-import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import type { Visit } from '../../src/analytics/ports.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { linkWithKey, stats, visit } from '../helpers/analytics.js';
+import { linkWithKey, stats, storedCounts, visit } from '../helpers/analytics.js';
 import { until } from '../helpers/load.js';
 
 const DAY = 86_400_000;
@@ -25,7 +24,7 @@ eachDatabase('the flush', (kind) => {
 
   /** The link's stored counts of a dimension, every writer's added up: [day, value, s, q, s_bot, q_bot]. */
   const counts = async (linkId: string, dimension: string) =>
-    (await new KyselyStatsStore(h.database, 0).counts(linkId, '2000-01-01', '2100-01-01', { quarters: true, perDay: true }))
+    (await storedCounts(h.database, linkId))
       .filter((r) => r.dimension === dimension)
       .map((r) => [r.day, r.value, ...r.n])
       .sort((a, b) => (`${a[0]}\t${a[1]}` < `${b[0]}\t${b[1]}` ? -1 : 1));

@@ -4,6 +4,9 @@ import { sql } from 'kysely';
 import { eachDatabase } from '../helpers/databases.js';
 import { ALL_SCOPES, Harness } from '../helpers/harness.js';
 import { linkWithKey, stats, visit } from '../helpers/analytics.js';
+import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
+import type { Visit } from '../../src/analytics/ports.js';
+import { utcDay } from '../../src/platform/time.js';
 
 const DAY = 86_400_000;
 const STATS_FIELDS = ['countries', 'daily', 'devices', 'from', 'gaps', 'referrers', 'refreshedAt', 'to', 'total'];
@@ -190,5 +193,36 @@ eachDatabase('stats of earlier days', (kind) => {
       ],
     );
     assert.deepEqual(after.devices[0], { device: 'mobile', count: 3 });
+  });
+
+  test("a day read before is read again when a writer's row of it changes: another instance's, then the same one's again", async () => {
+    const link = await linkWithKey(h);
+    const day = h.clock.now();
+    await visit(h, link.slug, 1);
+    h.clock.advance(DAY);
+    const read = async () => (await stats(h, link.id, link.key, '?days=7')).daily.find((d: { date: string }) => d.date === utcDay(day));
+    assert.equal((await read()).total, 1);
+    // Another instance, a writer of its own, flushes late visits of that day (it was busy or cut off).
+    const other = new KyselyRecordingStore(h.database);
+    const late = (n: number): Visit[] =>
+      Array.from({ length: n }, (_, i) => ({
+        link: { id: link.id, accountId: link.accountId },
+        time: day + 60_000,
+        source: 'q',
+        agent: { device: 'desktop', browser: 'Firefox', os: 'Linux', bot: false },
+        country: 'FR',
+        referrer: 'direct',
+        visitor: Math.imul(i + 1, 0x9e3779b1) >>> 0,
+      }));
+    const flush = (visits: Visit[]) => other.flush({ instanceId: 'other', startedAt: day, now: h.clock.now(), visits, dropped: [], limits: h.config.limits });
+    await flush(late(2));
+    assert.deepEqual(await read().then((d) => [d.total, d.s, d.q]), [3, 1, 2]);
+    await flush(late(1));
+    assert.deepEqual(await read().then((d) => [d.total, d.s, d.q]), [4, 1, 3], "the other writer's row, rewritten, is read again");
+    const body = await stats(h, link.id, link.key, '?days=7');
+    assert.deepEqual(body.countries, [
+      { country: 'FR', count: 3 },
+      { country: 'unknown', count: 1 },
+    ]);
   });
 });

@@ -1,3 +1,7 @@
+import { DIMENSIONS } from '../../src/analytics/counts.js';
+import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
+import type { LinkDay } from '../../src/analytics/ports.js';
+import type { Database } from '../../src/platform/database/database.js';
 import type { Harness } from './harness.js';
 
 /** Browser-like user agents of each device class, and a crawler. */
@@ -28,4 +32,24 @@ export async function stats(h: Harness, id: string, key: string, query = '') {
   const res = await h.request('GET', `/links/${id}/stats${query}`, { key });
   if (res.status !== 200) throw new Error(`stats answered ${res.status} ${res.text}`);
   return res.body;
+}
+
+/** A day's quarter hours that hold any visit: `HH:MM` and the four columns. */
+export const quarterRows = (day: LinkDay) =>
+  Array.from({ length: 96 }, (_, q) => ({
+    value: `${String(Math.floor(q / 4)).padStart(2, '0')}:${String(15 * (q % 4)).padStart(2, '0')}`,
+    n: [...day.quarters.subarray(4 * q, 4 * q + 4)],
+  })).filter((row) => row.n.some((n) => n > 0));
+
+/** A dimension's counts in their stored form as lists [value, s, q, s_bot, q_bot]. */
+export const flatRows = (list: readonly (string | number)[]) =>
+  Array.from({ length: list.length / 5 }, (_, i) => list.slice(5 * i, 5 * i + 5) as [string, number, number, number, number]);
+
+/** A link's stored counts of its UTC days [fromDay, toDay], every writer's added up, as rows: one per day, dimension and value. */
+export async function storedCounts(database: Database, linkId: string, fromDay = '2000-01-01', toDay = '2100-01-01') {
+  const days = (await new KyselyStatsStore(database, 0).linkDays([linkId], fromDay, toDay)).get(linkId)!;
+  return days.flatMap((day) => [
+    ...quarterRows(day).map((row) => ({ day: day.day, dimension: 'time', ...row })),
+    ...DIMENSIONS.flatMap((dimension, d) => flatRows(day.counts[d]!).map(([value, ...n]) => ({ day: day.day, dimension, value, n }))),
+  ]);
 }

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { letOthersRun, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
 import { choose, demand, grantsAll, Tallies, TRIAL_GROUP, type DayDemand, type DayGrant, type Tally } from '../counts.js';
@@ -12,7 +12,7 @@ type Tx = Transaction<DB>;
 
 /**
  * Tallies per statement: SQLite runs each on the event loop (after each, waiting redirects are
- * answered); on PostgreSQL each costs a round trip. Five parameters a row.
+ * answered); on PostgreSQL each costs a round trip. Six parameters a row.
  */
 const TALLIES_PER_STATEMENT = { sqlite: 50, postgres: 500 } as const;
 /** Visits added to the tallies at a time (a few milliseconds' work). */
@@ -66,12 +66,16 @@ export class KyselyRecordingStore implements RecordingStore {
   private async writeTallies(tx: Tx, touched: Tally[]): Promise<void> {
     const writer = this.tallies.writer;
     for (let i = 0; i < touched.length; i += TALLIES_PER_STATEMENT[this.dialect]) {
-      const rows = touched.slice(i, i + TALLIES_PER_STATEMENT[this.dialect]).map((t) => ({ link_id: t.linkId, day: t.day, writer, ...t.encode() }));
+      const rows = touched.slice(i, i + TALLIES_PER_STATEMENT[this.dialect]).map((t) => ({ link_id: t.linkId, day: t.day, writer, version: 1, ...t.encode() }));
       await tx
         .insertInto('visit_tallies')
         .values(rows)
         .onConflict((oc) =>
-          oc.columns(['link_id', 'day', 'writer']).doUpdateSet((eb) => ({ counts: eb.ref('excluded.counts'), visitors: eb.ref('excluded.visitors') })),
+          oc.columns(['link_id', 'day', 'writer']).doUpdateSet((eb) => ({
+            version: sql<number>`visit_tallies.version + 1`,
+            counts: eb.ref('excluded.counts'),
+            visitors: eb.ref('excluded.visitors'),
+          })),
         )
         .execute();
       await letOthersRun(this.dialect);

@@ -1,19 +1,30 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../../platform/database/database.js';
-import type { CountRow, CountView, Gap, GapReason, StatsStore, TaggedLink, VisitorSketch } from '../ports.js';
+import type { Gap, GapReason, LinkDay, StatsStore, TaggedLink } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import { holdsTag } from '../../links/link-tags.js';
-import { countRowsOf } from '../counts.js';
-import { unpackSketches } from '../visitors.js';
+import { DayTotals } from '../counts.js';
 
-/** A tally row's four sketches (in the column order /s/, /q/, bots through each), the empty ones left out. */
-const sketchesOf = (r: { day: string; visitors: Uint8Array }): VisitorSketch[] =>
-  unpackSketches(r.visitors).flatMap((sketch, at) => (sketch.length === 0 ? [] : [{ day: r.day, source: at % 2 === 1 ? 'q' : 's', bot: at >= 2, sketch }]));
-const toGap = (r: { from_ms: number; to_ms: number; reason: string }): Gap => ({ from: Number(r.from_ms), to: Number(r.to_ms), reason: r.reason as GapReason });
+const toGap = (r: { link_id: string | null; from_ms: number; to_ms: number; reason: string }): Gap => ({
+  from: Number(r.from_ms),
+  to: Number(r.to_ms),
+  reason: r.reason as GapReason,
+  ...(r.link_id === null ? {} : { linkId: r.link_id }),
+});
 
-/** Reads of the counts, sketches and gaps (there are no raw visits), and of recording allowances. */
+/** Added-up days kept: about a megabyte for a link's 90 busy days, a few kilobytes for a quiet link's. */
+const KEPT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads of the counts, sketches and gaps (there are no raw visits), and of recording allowances. A
+ * link's day, added up from its writers' rows (DayTotals), is kept with the writers and versions it
+ * was added up from: a read asks for the keys and versions of the window's rows, and reads whole only
+ * the days whose rows changed since (today's, on a link with visits), or that it does not hold.
+ */
 export class KyselyStatsStore implements StatsStore {
   private readonly db: Kysely<DB>;
+  private readonly kept = new LRUCache<string, DayTotals>({ maxSize: KEPT_BYTES, sizeCalculation: (totals) => totals.bytes });
 
   constructor(
     database: Database,
@@ -22,80 +33,72 @@ export class KyselyStatsStore implements StatsStore {
     this.db = database.db;
   }
 
-  async counts(linkId: string, fromDay: string, toDay: string, view: CountView): Promise<CountRow[]> {
-    const rows = await this.db
-      .selectFrom('visit_tallies')
-      .select(['day', 'counts'])
-      .where('link_id', '=', linkId)
-      .where('day', '>=', fromDay)
-      .where('day', '<=', toDay)
-      .execute();
-    return countRowsOf(rows, view);
-  }
-
-  /**
-   * The account's links whose tags hold `tag` (as the links list matches them: holdsTag), their `time`
-   * counts and unique-visitor sketches, and the gaps of any of them or of every link (after the first
-   * of them was created) overlapping [from, to].
-   */
-  async tagCounts(accountId: string, tag: string, window: { fromDay: string; toDay: string; from: number; to: number }) {
-    const links: TaggedLink[] = (
-      await this.db.selectFrom('links').select(['id', 'slug', 'title', 'created_at']).where('account_id', '=', accountId).where(holdsTag(tag)).execute()
-    ).map((l) => ({ id: l.id, slug: l.slug, title: l.title, createdAt: Number(l.created_at) }));
-    if (links.length === 0) return { links, rows: [], visitors: [], gaps: [] };
-    const ids = links.map((l) => l.id);
-    const firstCreated = Math.min(...links.map((l) => l.createdAt));
-    const [tallies, gaps] = await Promise.all([
-      this.db
-        .selectFrom('visit_tallies')
-        .select(['link_id', 'day', 'counts', 'visitors'])
-        .where('link_id', 'in', ids)
-        .where('day', '>=', window.fromDay)
-        .where('day', '<=', window.toDay)
-        .execute(),
-      this.db
-        .selectFrom('visit_gaps')
-        .select(['link_id', 'from_ms', 'to_ms', 'reason'])
-        .where((eb) => eb.or([eb('link_id', 'in', ids), eb.and([eb('link_id', 'is', null), eb('to_ms', '>', firstCreated)])]))
-        .where('to_ms', '>=', window.from)
-        .where('from_ms', '<=', window.to)
-        .orderBy('from_ms')
-        .execute(),
-    ]);
-    const byLink = new Map<string, typeof tallies>();
-    for (const row of tallies) {
-      const days = byLink.get(row.link_id);
-      if (days === undefined) byLink.set(row.link_id, [row]);
-      else days.push(row);
+  async linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDay[]>> {
+    const days = new Map<string, LinkDay[]>(linkIds.map((id) => [id, []]));
+    if (linkIds.length === 0) return days;
+    const window = <T extends SelectQueryBuilder<DB, 'visit_tallies', object>>(query: T) =>
+      query.where('link_id', 'in', linkIds).where('day', '>=', fromDay).where('day', '<=', toDay) as T;
+    // Per link and day (in that order), the stamp of its rows: the key, then each writer and its row's version.
+    const stamps = new Map<string, string>();
+    const keys = window(this.db.selectFrom('visit_tallies').select(['link_id', 'day', 'writer', 'version']));
+    for (const row of await keys.orderBy('link_id').orderBy('day').orderBy('writer').execute()) {
+      const key = `${row.link_id}\t${row.day}`;
+      stamps.set(key, `${stamps.get(key) ?? key} ${row.writer}:${row.version}`);
     }
-    return {
-      links,
-      rows: [...byLink].flatMap(([linkId, days]) =>
-        countRowsOf(days, { quarters: true, perDay: true })
-          .filter((row) => row.dimension === 'time')
-          .map((row) => ({ ...row, linkId })),
-      ),
-      visitors: tallies.flatMap((r) => sketchesOf(r).map((sketch) => ({ ...sketch, linkId: r.link_id }))),
-      gaps: gaps.map((r) => ({ ...toGap(r), ...(r.link_id === null ? {} : { linkId: r.link_id }) })),
-    };
+    const found = new Map<string, LinkDay>();
+    const stale: [string, string][] = [];
+    for (const [key, stamp] of stamps) {
+      const kept = this.kept.get(key);
+      if (kept?.stamp === stamp) found.set(key, kept);
+      else stale.push(key.split('\t') as [string, string]);
+    }
+    // The stale days are read again with the days after them (today's is stale on any link with visits).
+    if (stale.length > 0) {
+      const read = await window(this.db.selectFrom('visit_tallies').select(['link_id', 'day', 'writer', 'version', 'counts', 'visitors']))
+        .where('link_id', 'in', [...new Set(stale.map(([link]) => link))])
+        .where(
+          'day',
+          '>=',
+          stale.map(([, day]) => day).reduce((a, b) => (a < b ? a : b)),
+        )
+        .orderBy('link_id')
+        .orderBy('day')
+        .orderBy('writer')
+        .execute();
+      for (let i = 0, j = 0; i < read.length; i = j) {
+        while (j < read.length && read[j]!.link_id === read[i]!.link_id && read[j]!.day === read[i]!.day) j++;
+        const rows = read.slice(i, j);
+        const key = `${rows[0]!.link_id}\t${rows[0]!.day}`;
+        const totals = new DayTotals(
+          rows[0]!.day,
+          rows,
+          rows.reduce((stamp, row) => `${stamp} ${row.writer}:${row.version}`, key),
+        );
+        this.kept.set(key, totals);
+        found.set(key, totals);
+      }
+    }
+    for (const key of stamps.keys()) if (found.has(key)) days.get(key.split('\t')[0]!)!.push(found.get(key)!);
+    return days;
   }
 
-  async visitors(linkId: string, fromDay: string, toDay: string): Promise<VisitorSketch[]> {
-    const rows = await this.db
-      .selectFrom('visit_tallies')
-      .select(['day', 'visitors'])
-      .where('link_id', '=', linkId)
-      .where('day', '>=', fromDay)
-      .where('day', '<=', toDay)
+  /** The account's links whose tags hold `tag`, as the links list matches them (holdsTag). */
+  async taggedLinks(accountId: string, tag: string): Promise<TaggedLink[]> {
+    const links = await this.db
+      .selectFrom('links')
+      .select(['id', 'slug', 'title', 'created_at'])
+      .where('account_id', '=', accountId)
+      .where(holdsTag(tag))
       .execute();
-    return rows.flatMap(sketchesOf);
+    return links.map((l) => ({ id: l.id, slug: l.slug, title: l.title, createdAt: Number(l.created_at) }));
   }
 
-  async gaps(linkId: string, from: number, to: number, createdAt: number): Promise<Gap[]> {
+  async gaps(linkIds: readonly string[], from: number, to: number, createdAt: number): Promise<Gap[]> {
+    if (linkIds.length === 0) return [];
     const rows = await this.db
       .selectFrom('visit_gaps')
-      .select(['from_ms', 'to_ms', 'reason'])
-      .where((eb) => eb.or([eb('link_id', '=', linkId), eb.and([eb('link_id', 'is', null), eb('to_ms', '>', createdAt)])]))
+      .select(['link_id', 'from_ms', 'to_ms', 'reason'])
+      .where((eb) => eb.or([eb('link_id', 'in', linkIds), eb.and([eb('link_id', 'is', null), eb('to_ms', '>', createdAt)])]))
       .where('to_ms', '>=', from)
       .where('from_ms', '<=', to)
       .orderBy('from_ms')

@@ -13,6 +13,7 @@ import * as trustAndSafety from './migrations/0050-trust-and-safety.js';
 import * as twoFactor from './migrations/0051-two-factor.js';
 import * as qrDesigns from './migrations/0060-qr-designs.js';
 import * as visitTallies from './migrations/0080-visit-tallies.js';
+import * as tallyVersions from './migrations/0081-tally-versions.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0051_two_factor': twoFactor,
   '0060_qr_designs': qrDesigns,
   '0080_visit_tallies': visitTallies,
+  '0081_tally_versions': tallyVersions,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -218,6 +218,8 @@ export interface VisitTallyTable {
   link_id: string;
   day: string;
   writer: string;
+  /** Rises on every write of the row (migration 0081). */
+  version: number;
   counts: string;
   visitors: Uint8Array;
 }
