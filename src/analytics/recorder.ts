@@ -4,9 +4,11 @@ import { addShortfall } from './counts.js';
 import type { RecordingLimits, RecordingStore, Shortfall, Visit } from './ports.js';
 
 /** The longest pause between two flushes, however long the last one took: freshness at full load (docs/adr/0042). */
-const MAX_SPACING_MS = 3000;
+export const MAX_SPACING_MS = 3000;
 /** From this many visits a flush, the instance counts as busy recording (ordinary load is far below). */
 const SPACED_FROM_VISITS = 5000;
+/** A busy instance's pause after a flush, in flushes' lengths: flushing takes at most a tenth of its time. */
+export const BUSY_SPACING = 9;
 
 export interface RecorderOptions {
   store: RecordingStore;
@@ -35,8 +37,8 @@ export interface RecordingActivity {
  * a second a flush transaction (the store) grants what the allowances and ceilings allow, adds the
  * recorded visits to the counts and writes the heartbeat. The next flush starts a flush interval after
  * the last one started. After a flush of at least SPACED_FROM_VISITS visits (a busy instance), the next
- * starts no sooner than four times its length after it ended (at most MAX_SPACING_MS): flushing takes
- * at most about a fifth of the process's time, and each flush writes more visits per tally (its cost
+ * starts no sooner than BUSY_SPACING times its length after it ended (at most MAX_SPACING_MS): flushing
+ * takes at most about a tenth of the process's time, and each flush writes more visits per tally (its cost
  * follows the tallies it writes more than its visits), while the stats stay within seconds of the
  * visits. After a smaller but long one (a slow database), no sooner than its length, at most an
  * interval. A failed flush keeps its visits for the next one.
@@ -96,7 +98,7 @@ export class VisitRecorder {
         .finally(() => {
           const ended = performance.now();
           const took = ended - started;
-          const spacing = this.lastFlushVisits >= SPACED_FROM_VISITS ? Math.min(MAX_SPACING_MS, 4 * took) : Math.min(this.o.flushIntervalMs, took);
+          const spacing = this.lastFlushVisits >= SPACED_FROM_VISITS ? Math.min(MAX_SPACING_MS, BUSY_SPACING * took) : Math.min(this.o.flushIntervalMs, took);
           const due = Math.max(started + this.o.flushIntervalMs, ended + spacing) - ended;
           if (!this.stopped) this.schedule(due);
         });
