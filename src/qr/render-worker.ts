@@ -1,6 +1,19 @@
+import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { AppError } from '../platform/errors.js';
 import { renderedBytes, type RenderJob, type RenderResult } from './render-pool.js';
+
+/**
+ * The worker thread runs at a lower scheduling priority than the event loop (on Linux the nice value
+ * is per thread, and 0 names the calling one): on a busy machine a redirect's thread then takes a
+ * core as soon as it wakes instead of waiting behind exports, which use what the rest leave.
+ */
+const RENDER_NICE = 10;
+try {
+  os.setPriority(0, RENDER_NICE);
+} catch {
+  // A system that refuses (or lacks) thread priorities renders at the usual one.
+}
 
 /** Draws and compresses one export per message, off the main thread (render-pool.ts says why). */
 parentPort?.on('message', (job: RenderJob) => {
