@@ -83,4 +83,6 @@ await h.close();
 console.log(`logo data URL: ${logo.length} characters; ${REDIRECTS} sequential redirects per phase`);
 console.log('| round | phase | redirect p50 | redirect p99 | exports/s |\n|---|---|---|---|---|');
 console.log(rows.join('\n'));
-console.log(`median over ${ROUNDS} rounds: redirect p99 ${ms(median(p99s.alone))} alone, ${ms(median(p99s.loaded))} with the exports, ${median(p99s.rate).toFixed(0)} exports/s`);
+console.log(
+  `median over ${ROUNDS} rounds: redirect p99 ${ms(median(p99s.alone))} alone, ${ms(median(p99s.loaded))} with the exports, ${median(p99s.rate).toFixed(0)} exports/s`,
+);

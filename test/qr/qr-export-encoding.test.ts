@@ -50,8 +50,15 @@ eachDatabase('QR export encoding', (kind) => {
   });
   after(async () => h.close());
 
-  const exportRaw = (acceptEncoding: string | undefined, path = `/api/v1/links/${link.id}/qr`, body: unknown = { size: 2048, logoPng: pngDataUrl(logoPng(256)) }) =>
-    rawPost(h.baseUrl + path, JSON.stringify(body), { authorization: `Bearer ${key}`, ...(acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding }) });
+  const exportRaw = (
+    acceptEncoding: string | undefined,
+    path = `/api/v1/links/${link.id}/qr`,
+    body: unknown = { size: 2048, logoPng: pngDataUrl(logoPng(256)) },
+  ) =>
+    rawPost(h.baseUrl + path, JSON.stringify(body), {
+      authorization: `Bearer ${key}`,
+      ...(acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding }),
+    });
 
   test('an export is compressed as Accept-Encoding asks, with its exact length, and decodes to the very SVG sent plain', async () => {
     const plain = await exportRaw(undefined);
@@ -80,7 +87,11 @@ eachDatabase('QR export encoding', (kind) => {
   });
 
   test('x-no-compression keeps an export plain, as it keeps every other answer', async () => {
-    const res = await rawPost(h.baseUrl + `/api/v1/links/${link.id}/qr`, '{}', { authorization: `Bearer ${key}`, 'accept-encoding': 'br', 'x-no-compression': '1' });
+    const res = await rawPost(h.baseUrl + `/api/v1/links/${link.id}/qr`, '{}', {
+      authorization: `Bearer ${key}`,
+      'accept-encoding': 'br',
+      'x-no-compression': '1',
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers['content-encoding'], undefined);
     assert.match(res.bytes.toString(), /^<svg /);
@@ -104,6 +115,9 @@ eachDatabase('QR export encoding', (kind) => {
     assert.equal((await exportRaw('br')).status, 200);
     const nice = threadNiceValues();
     assert.equal(nice.get(String(process.pid)), 0, 'the event loop’s thread keeps the usual priority');
-    assert.ok([...nice.values()].some((value) => value > 0), `a thread drawing exports is niced: ${JSON.stringify([...nice])}`);
+    assert.ok(
+      [...nice.values()].some((value) => value > 0),
+      `a thread drawing exports is niced: ${JSON.stringify([...nice])}`,
+    );
   });
 });
