@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UuidParams } from '../platform/http/common-schemas.js';
+import { negotiatedEncoding } from '../platform/http/encodings.js';
 import { GENERAL, errorResponses } from '../platform/http/openapi-responses.js';
 import { tags } from '../platform/http/openapi-document.js';
 import { LINK_EXPIRED, LINK_NOT_FOUND } from '../links/link-docs.js';
 import { QrBody, QrSvg } from './qr-schemas.js';
 import { QrDesignAnswer, QrDesignBody } from './design-schemas.js';
 import type { QrService } from './qr-service.js';
+import type { RenderedQr } from './render-pool.js';
 
 /** Requests that came without a body: they export the saved design (qr-service.ts). */
 const withoutBody = new WeakSet<FastifyRequest>();
@@ -29,14 +31,18 @@ const DESIGN_REFUSALS = { ...REFUSALS, invalid_request: `${REFUSALS.invalid_requ
 
 /**
  * The document is ours and holds no script, but it is served from the API's origin: if it is ever
- * opened directly, nothing in it may run or load anything but its own embedded logo.
+ * opened directly, nothing in it may run or load anything but its own embedded logo. It comes
+ * compressed as the request accepts (the render worker compressed it), so these routes opt out of
+ * the compression plugin (`compress: false`).
  */
-function sendSvg(reply: FastifyReply, svg: string): FastifyReply {
+function sendSvg(reply: FastifyReply, { bytes, encoding }: RenderedQr): FastifyReply {
+  if (encoding) reply.header('content-encoding', encoding);
   return reply
     .type('image/svg+xml')
+    .header('vary', 'accept-encoding')
     .header('content-security-policy', "default-src 'none'; img-src data:")
     .header('x-content-type-options', 'nosniff')
-    .send(svg);
+    .send(bytes);
 }
 
 export const qrRoutes: FastifyPluginAsyncTypebox<{ qr: QrService }> = async (app, { qr }) => {
@@ -44,6 +50,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ qr: QrService }> = async (app
     '/links/:id/qr',
     {
       config: { auth: { scope: 'qr:read', trialToken: true } },
+      compress: false,
       preValidation: emptyBodyIsEmptyObject,
       schema: {
         operationId: 'exportLinkQr',
@@ -58,8 +65,8 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ qr: QrService }> = async (app
       },
     },
     async (request, reply) => {
-      const svg = await qr.export(request.principal, request.params.id, withoutBody.has(request) ? undefined : request.body);
-      return sendSvg(reply, svg);
+      const body = withoutBody.has(request) ? undefined : request.body;
+      return sendSvg(reply, await qr.export(request.principal, request.params.id, body, negotiatedEncoding(request.headers)));
     },
   );
 
@@ -67,6 +74,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ qr: QrService }> = async (app
     '/links/:id/qr/design/preview',
     {
       config: { auth: { scope: 'qr:read', trialToken: true } },
+      compress: false,
       schema: {
         operationId: 'previewLinkQrDesign',
         tags: tags('qr'),
@@ -78,7 +86,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{ qr: QrService }> = async (app
         response: { 200: QrSvg, ...errorResponses(DESIGN_REFUSALS) },
       },
     },
-    async (request, reply) => sendSvg(reply, await qr.preview(request.principal, request.params.id, request.body)),
+    async (request, reply) => sendSvg(reply, await qr.preview(request.principal, request.params.id, request.body, negotiatedEncoding(request.headers))),
   );
 
   app.get(

@@ -7,7 +7,8 @@ import type { LinkService } from '../links/link-service.js';
 import type { QrDesignAnswerType, QrDesignInput } from './design-schemas.js';
 import type { QrDesignStore } from './design-store.js';
 import type { QrFrame } from './frame.js';
-import type { RenderPool } from './render-pool.js';
+import type { Encoding } from '../platform/http/encodings.js';
+import type { RenderedQr, RenderPool } from './render-pool.js';
 import type { QrOptions } from './render-qr.js';
 
 export interface QrServiceDeps {
@@ -37,12 +38,13 @@ export function designParts(design: QrDesignInput, shortUrl: string): { options:
 export class QrService {
   constructor(private readonly deps: QrServiceDeps) {}
 
-  async export(principal: Principal, id: string, body: QrOptions | undefined): Promise<string> {
+  /** The export's SVG, compressed with `encoding` when given (the render worker compresses it, not the event loop). */
+  async export(principal: Principal, id: string, body: QrOptions | undefined, encoding?: Encoding): Promise<RenderedQr> {
     const link = await this.activeLink(principal, id, 'qr:read');
     const { qrUrl } = this.deps.render(link);
-    if (body !== undefined) return this.deps.pool.render(qrUrl, body);
+    if (body !== undefined) return this.deps.pool.render(qrUrl, body, {}, encoding);
     const saved = await this.deps.designs.get(link.id);
-    return saved ? this.draw(link, saved.design) : this.deps.pool.render(qrUrl, {});
+    return saved ? this.draw(link, saved.design, encoding) : this.deps.pool.render(qrUrl, {}, {}, encoding);
   }
 
   async design(principal: Principal, id: string): Promise<QrDesignAnswerType> {
@@ -52,8 +54,8 @@ export class QrService {
   }
 
   /** A design drawn as a body-less export would draw it once saved, without saving it (the website's preview). */
-  async preview(principal: Principal, id: string, design: QrDesignInput): Promise<string> {
-    return this.draw(await this.activeLink(principal, id, 'qr:read'), design);
+  async preview(principal: Principal, id: string, design: QrDesignInput, encoding?: Encoding): Promise<RenderedQr> {
+    return this.draw(await this.activeLink(principal, id, 'qr:read'), design, encoding);
   }
 
   /** Saves a design after drawing it once: a design that cannot be exported is refused, not kept. */
@@ -65,10 +67,10 @@ export class QrService {
     return { design, saved: true, updatedAt: now };
   }
 
-  private draw(link: LinkRecord, design: QrDesignInput): Promise<string> {
+  private draw(link: LinkRecord, design: QrDesignInput, encoding?: Encoding): Promise<RenderedQr> {
     const { qrUrl, shortUrl } = this.deps.render(link);
     const { options, frame } = designParts(design, shortUrl);
-    return this.deps.pool.render(qrUrl, options, frame);
+    return this.deps.pool.render(qrUrl, options, frame, encoding);
   }
 
   private async activeLink(principal: Principal, id: string, scope: 'qr:read' | 'links:write'): Promise<LinkRecord> {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { renderQr } from './render-qr.js';
 import { Worker } from 'node:worker_threads';
 import { AppError, type ErrorCode } from '../platform/errors.js';
+import { encodeSync, type Encoding } from '../platform/http/encodings.js';
 import type { QrFrame } from './frame.js';
 import type { QrOptions } from './render-qr.js';
 
@@ -11,13 +12,32 @@ export interface RenderJob {
   text: string;
   options: QrOptions;
   frame: QrFrame;
+  /** How the answer is to be compressed; none when undefined. */
+  encoding?: Encoding;
 }
-export type RenderResult = { id: number; svg: string } | { id: number; refused: ErrorCode } | { id: number; failed: string };
+export type RenderResult = { id: number; bytes: Uint8Array } | { id: number; refused: ErrorCode } | { id: number; failed: string };
+
+/** An export's answer: the SVG document's bytes, compressed with `encoding` when it is set. */
+export interface RenderedQr {
+  bytes: Buffer;
+  encoding?: Encoding;
+}
 
 interface Pending {
   job: RenderJob;
-  resolve: (svg: string) => void;
+  resolve: (rendered: RenderedQr) => void;
   reject: (error: Error) => void;
+}
+
+/**
+ * The SVG drawn and encoded, in bytes whose buffer is theirs alone, so that the worker can hand the
+ * buffer over (a transfer) rather than have it copied into the main thread.
+ */
+export function renderedBytes(job: RenderJob): Uint8Array {
+  const raw = new TextEncoder().encode(renderQr(job.text, job.options, job.frame));
+  if (job.encoding === undefined) return raw;
+  const encoded = encodeSync(raw, job.encoding);
+  return encoded.byteOffset === 0 && encoded.byteLength === encoded.buffer.byteLength ? encoded : new Uint8Array(encoded);
 }
 
 /**
@@ -38,8 +58,9 @@ function newWorker(): Worker | undefined {
 /**
  * A few worker threads that draw QR exports. A 2048-pixel export with a 700 000-character logo takes
  * tens of milliseconds of CPU (checking the logo's bytes, building the path); on the main thread eight
- * of them in parallel hold every redirect behind them. Here the main thread only passes strings, so
- * redirects keep their latency (bench/qr-load.ts). Workers start on the first export and stay.
+ * of them in parallel hold every redirect behind them. The workers also compress the answer and hand
+ * its bytes over, so the main thread neither compresses nor copies it (bench/qr-load.ts). Workers
+ * start on the first export and stay.
  */
 export class RenderPool {
   private readonly idle: Worker[] = [];
@@ -53,17 +74,18 @@ export class RenderPool {
 
   constructor(private readonly size = Math.max(1, Math.min(2, os.availableParallelism() - 1))) {}
 
-  render(text: string, options: QrOptions, frame: QrFrame = {}): Promise<string> {
+  render(text: string, options: QrOptions, frame: QrFrame = {}, encoding?: Encoding): Promise<RenderedQr> {
     if (this.closed) return Promise.reject(new AppError('links_unavailable', 1));
+    const job: RenderJob = { id: this.nextId++, text, options, frame, ...(encoding ? { encoding } : {}) };
     if (this.inline) {
       try {
-        return Promise.resolve(renderQr(text, options, frame));
+        return Promise.resolve(rendered(job, renderedBytes(job)));
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ job: { id: this.nextId++, text, options, frame }, resolve, reject });
+      this.queue.push({ job, resolve, reject });
       this.pump();
     });
   }
@@ -88,7 +110,7 @@ export class RenderPool {
     const worker = newWorker();
     if (!worker) {
       this.inline = true;
-      for (const pending of this.queue.splice(0)) this.render(pending.job.text, pending.job.options, pending.job.frame).then(pending.resolve, pending.reject);
+      for (const { job, resolve, reject } of this.queue.splice(0)) this.render(job.text, job.options, job.frame, job.encoding).then(resolve, reject);
       return undefined;
     }
     this.started++;
@@ -102,7 +124,7 @@ export class RenderPool {
     this.busy.delete(worker);
     this.idle.push(worker);
     if (pending) {
-      if ('svg' in result) pending.resolve(result.svg);
+      if ('bytes' in result) pending.resolve(rendered(pending.job, result.bytes));
       else if ('refused' in result) pending.reject(new AppError(result.refused));
       else pending.reject(new Error(`QR render failed: ${result.failed}`));
     }
@@ -117,4 +139,8 @@ export class RenderPool {
     pending?.reject(error);
     if (!this.closed) this.pump();
   }
+}
+
+function rendered(job: RenderJob, bytes: Uint8Array): RenderedQr {
+  return { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ...(job.encoding ? { encoding: job.encoding } : {}) };
 }
