@@ -39,7 +39,7 @@ const created = await fetch(`${url}/api/v1/links`, {
   headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
   body: JSON.stringify({ target: 'https://example.org/bench' }),
 });
-if (created.status !== 201) throw new Error(`link creation answered ${created.status}: ${await created.text()}`);
+if (!created.ok) throw new Error(`link creation answered ${created.status}: ${await created.text()}`);
 const link = (await created.json()) as { id: string; slug: string };
 
 console.log(`build: ${DIST}; service on core ${SERVER_CORE}, clients on core ${LOAD_CORE}, pinned with taskset: ${hasTaskset ? 'yes' : 'no'}`);
