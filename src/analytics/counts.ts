@@ -27,7 +27,7 @@ export function dayOf(time: number): string {
   return lastDay.day;
 }
 
-const QUARTER_MS = 900_000;
+export const QUARTER_MS = 900_000;
 /** `HH:MM` of the UTC quarter hour holding `time`. */
 export const quarterOf = (time: number): string => new Date(time - (time % QUARTER_MS)).toISOString().slice(11, 16);
 /** The quarter hour `HH:MM` as its place in the day, 0 to 95. */

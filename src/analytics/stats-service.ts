@@ -151,13 +151,14 @@ export class StatsService {
       };
       this.before.set(key, kept);
     }
+    const lastDay = days.slice(last);
     const daily = kept.daily.map((day) => ({ ...day, hours: [...day.hours] }));
-    w.addDays(daily, days.slice(last));
+    w.addDays(daily, lastDay);
     return {
       daily,
       totals: addBreakdowns(
         kept.totals.map((values) => new Map(values)),
-        days.slice(last),
+        lastDay,
         w,
       ),
     };

@@ -1,4 +1,5 @@
-import { DAY_MS, utcDay } from '../platform/time.js';
+import { DAY_MS, HOUR_MS, utcDay } from '../platform/time.js';
+import { QUARTER_MS } from './counts.js';
 import type { LinkDay, Source } from './ports.js';
 import { ZoneClock } from './zones.js';
 
@@ -27,9 +28,6 @@ const clocks = new Map<string, ZoneClock>();
 const clockOf = (zone: string) => clocks.get(zone) ?? clocks.set(zone, new ZoneClock(zone)).get(zone)!;
 
 const dateAdd = (date: string, days: number) => utcDay(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS);
-
-const HOUR_MS = 3_600_000;
-const QUARTER_MS = 900_000;
 
 /**
  * The window of a request: its `days` days in the zone, today included, from the first one's midnight

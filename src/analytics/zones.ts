@@ -1,6 +1,4 @@
-import { DAY_MS, utcDay } from '../platform/time.js';
-
-const HOUR_MS = 3_600_000;
+import { DAY_MS, HOUR_MS } from '../platform/time.js';
 
 /**
  * Whether `name` is an IANA time zone (`Europe/Berlin`, `Asia/Kolkata`, `UTC`; any case), as the
@@ -24,8 +22,6 @@ export function isZone(name: string): boolean {
  */
 export class ZoneClock {
   private readonly offsets = new Map<number, number>();
-  /** Dates by day number (days since 1970): a stats answer asks for the same few thousand times. */
-  private readonly dates = new Map<number, string>();
   private readonly format: Intl.DateTimeFormat;
 
   constructor(zone: string) {
@@ -34,14 +30,8 @@ export class ZoneClock {
 
   /** `YYYY-MM-DD` and the hour (0 to 23) of `time` on the zone's clock. */
   local(time: number): { date: string; hour: number } {
-    const local = time + this.offset(time);
-    const day = Math.floor(local / DAY_MS);
-    let date = this.dates.get(day);
-    if (date === undefined) {
-      if (this.dates.size >= 4096) this.dates.clear();
-      this.dates.set(day, (date = utcDay(day * DAY_MS)));
-    }
-    return { date, hour: Math.floor((local - day * DAY_MS) / HOUR_MS) };
+    const local = new Date(time + this.offset(time));
+    return { date: local.toISOString().slice(0, 10), hour: local.getUTCHours() };
   }
 
   /** The first instant of the local date `date` (midnight, or the first time after it where a change of offset skips midnight). */

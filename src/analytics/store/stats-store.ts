@@ -13,6 +13,9 @@ const toGap = (r: { link_id: string | null; from_ms: number; to_ms: number; reas
   ...(r.link_id === null ? {} : { linkId: r.link_id }),
 });
 
+/** A row's part of its link and day's stamp (LinkDay.stamp), after the key `link\tday`. */
+const stampPart = (row: { writer: string; version: number }) => ` ${row.writer}:${row.version}`;
+
 /** Added-up days kept: about a megabyte for a link's 90 busy days, a few kilobytes for a quiet link's. */
 const KEPT_BYTES = 64 * 1024 * 1024;
 
@@ -43,7 +46,7 @@ export class KyselyStatsStore implements StatsStore {
     const keys = window(this.db.selectFrom('visit_tallies').select(['link_id', 'day', 'writer', 'version']));
     for (const row of await keys.orderBy('link_id').orderBy('day').orderBy('writer').execute()) {
       const key = `${row.link_id}\t${row.day}`;
-      stamps.set(key, `${stamps.get(key) ?? key} ${row.writer}:${row.version}`);
+      stamps.set(key, (stamps.get(key) ?? key) + stampPart(row));
     }
     const found = new Map<string, LinkDay>();
     const stale: [string, string][] = [];
@@ -72,7 +75,7 @@ export class KyselyStatsStore implements StatsStore {
         const totals = new DayTotals(
           rows[0]!.day,
           rows,
-          rows.reduce((stamp, row) => `${stamp} ${row.writer}:${row.version}`, key),
+          rows.reduce((stamp, row) => stamp + stampPart(row), key),
         );
         this.kept.set(key, totals);
         found.set(key, totals);
