@@ -22,11 +22,12 @@ const PORT = 3921;
 const url = `http://127.0.0.1:${PORT}`;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-qr-load-'));
 const env = serviceEnv(`sqlite:${path.join(dir, 'service.db')}`, PORT);
-const profiling: Record<string, string> = process.env.BENCH_CPU_PROF
-  ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}` }
-  : {};
+// Node refuses --cpu-prof in NODE_OPTIONS: it goes on the command line, before the script.
+const profiling = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+const serviceArgs = serviceCommand(DIST);
+serviceArgs.splice(serviceArgs.indexOf(process.execPath) + 1, 0, ...profiling);
 
-const service = start(serviceCommand(DIST), { ...env, ...profiling });
+const service = start(serviceArgs, env);
 await waitUntilUp(`${url}/health`);
 
 /** The build's own operator CLI on the service's database (the service has migrated it). */

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { Ajv } from 'ajv';
+import { _, Ajv, type KeywordCxt } from 'ajv';
+import { CODE_UNIT_LENGTHS } from './platform/http/common-schemas.js';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config, Protection } from './platform/config.js';
@@ -74,11 +75,24 @@ function validators() {
   const options = { strict: false, useDefaults: true, removeAdditional: false, allErrors: false } as const;
   const body = addFormats(new Ajv({ ...options, coerceTypes: false }));
   const text = addFormats(new Ajv({ ...options, coerceTypes: true }));
+  const codeUnits = withCodeUnitLengths(addFormats(new Ajv({ ...options, coerceTypes: false })));
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
-    if (httpPart === 'body') return withCanonicalUuids(schema, body.compile(schema));
+    if (httpPart === 'body') return withCanonicalUuids(schema, (CODE_UNIT_LENGTHS in schema ? codeUnits : body).compile(schema));
     const check = withCanonicalUuids(schema, decimalIntegers(schema, text.compile(schema)));
     return httpPart === 'querystring' ? refusingMalformedQuery(check) : check;
   };
+}
+
+/** Ajv with `maxLength` counting UTF-16 code units, as `.length` does (CODE_UNIT_LENGTHS says when, and why). */
+function withCodeUnitLengths(ajv: Ajv): Ajv {
+  ajv.removeKeyword('maxLength');
+  ajv.addKeyword({
+    keyword: 'maxLength',
+    type: 'string',
+    schemaType: 'number',
+    code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length > ${cxt.schema}`),
+  });
+  return ajv;
 }
 
 /**

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { HEX_COLOR_PATTERN, MIN_BACKGROUND_LUMINANCE, PRESET_NAMES } from './colors.js';
 import { QR_DEFAULTS } from './render-qr.js';
 import { CORNER_STYLES, DOT_STYLES } from './shapes.js';
-import { StringEnum } from '../platform/http/common-schemas.js';
+import { CODE_UNIT_LENGTHS, StringEnum } from '../platform/http/common-schemas.js';
 import { API_LIMITS } from '../platform/api-limits.js';
 
 const { qr: bounds } = API_LIMITS;
@@ -27,6 +27,8 @@ export const QrBody = Type.Object(
   },
   {
     additionalProperties: false,
+    // Its one bounded string, the logo, is a base64 data URL: ASCII, or refused.
+    [CODE_UNIT_LENGTHS]: true,
     description: `The background must be light (relative luminance ≥ ${MIN_BACKGROUND_LUMINANCE}), the foreground darker, and their WCAG contrast ratio ≥ ${bounds.minContrast}.`,
   },
 );
