@@ -1,4 +1,5 @@
 import { formatNumber } from '../../ui/format.js';
+import { bestPlacements } from './best-placement.js';
 import { linkNames, type TagStats } from './campaign-chart.js';
 
 export const share = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '0%');
@@ -18,9 +19,9 @@ function Numbers(row: { s: number; q: number; total: number; visitors: number; s
   );
 }
 
-/** One row per link of the campaign, busiest first, the best placement highlighted; the campaign's sums below. */
+/** One row per link of the campaign, busiest first, the best placement (or those tied for it) highlighted; the campaign's sums below. */
 export function CampaignTable({ stats, tag }: { stats: TagStats; tag: string }) {
-  const best = stats.links[0] && stats.links[0].total > 0 ? stats.links[0].id : undefined;
+  const best = bestPlacements(stats.links);
   const names = linkNames(stats.links);
   return (
     <table class="campaign-table cards">
@@ -37,10 +38,10 @@ export function CampaignTable({ stats, tag }: { stats: TagStats; tag: string }) 
       </thead>
       <tbody>
         {stats.links.map((link) => (
-          <tr key={link.id} class={link.id === best ? 'best' : undefined}>
+          <tr key={link.id} class={best.ids.has(link.id) ? 'best' : undefined}>
             <th scope="row" data-label="Link">
               <a href={`/app/links/${link.id}`}>{names.get(link.id)}</a>
-              {link.id === best && <span class="badge"> Best placement</span>}
+              {best.ids.has(link.id) && <span class="badge"> {best.label}</span>}
             </th>
             <Numbers s={link.s} q={link.q} total={link.total} visitors={link.visitors} share={share(link.total, stats.total)} />
           </tr>
