@@ -8,7 +8,7 @@ import { addStored, emptySketch, estimate, mergeStored, packSketches, unpackSket
  * dimension and value, in one of four columns (through /s/ or /q/, by a person or a bot), and its
  * visitor code to that link and day's sketch of the column. `time` is the visit's UTC quarter hour, so
  * that days and hours follow any time zone. A new breakdown is a name here and a value per visit
- * (Tally.add). A link's day is stored as one row per writer (Tallies), added up when read (DayTotals).
+ * (Tally.settle). A link's day is stored as one row per writer (Tallies), added up when read (DayTotals).
  */
 export const DIMENSIONS = ['time', 'country', 'device', 'browser', 'os', 'referrer'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -55,8 +55,13 @@ export class Tally {
   /** Per dimension, in the order of DIMENSIONS. */
   private readonly counts: Values[] = DIMENSIONS.map(() => new Map<string, number[]>());
   private readonly sketches: Uint8Array[] = [EMPTY, EMPTY, EMPTY, EMPTY];
-  /** Visitor codes of the visits added since the sketches were last brought up to date, per column. */
-  private codes: number[][] | undefined;
+  /**
+   * Visits added since they were last counted, and their quarter hours. They are counted together when
+   * the tally is encoded: a flush adds visits of thousands of tallies in the order they came, and counting
+   * each as it is added would reach into a different tally's maps at every visit.
+   */
+  private queued: Visit[] = [];
+  private quarters: string[] = [];
   /** Visits added since the last `takeAdded`. */
   private added = 0;
 
@@ -67,16 +72,8 @@ export class Tally {
 
   /** One visit, in its UTC quarter hour `HH:MM`. */
   add(visit: Visit, quarter: string): void {
-    const at = column(visit.source, visit.agent.bot);
-    const { agent } = visit;
-    const counts = this.counts;
-    count(counts[0]!, quarter, at);
-    count(counts[1]!, visit.country, at);
-    count(counts[2]!, agent.device, at);
-    count(counts[3]!, agent.browser, at);
-    count(counts[4]!, agent.os, at);
-    count(counts[5]!, visit.referrer, at);
-    ((this.codes ??= [[], [], [], []])[at] as number[]).push(visit.visitor);
+    this.queued.push(visit);
+    this.quarters.push(quarter);
     this.added++;
   }
 
@@ -93,17 +90,33 @@ export class Tally {
     return { counts: this.encodeCounts(), visitors: packSketches(this.sketches) };
   }
 
-  /** Adds the codes of the visits added since the last call to the sketches. */
+  /** Counts the visits queued since the last call, and adds their visitor codes to the sketches. */
   private settle(): void {
-    if (this.codes === undefined) return;
-    this.codes.forEach((codes, at) => {
-      if (codes.length > 0) this.sketches[at] = addStored(this.sketches[at]!, codes) ?? this.sketches[at]!;
+    const { queued, quarters, counts } = this;
+    if (queued.length === 0) return;
+    const codes: number[][] = [[], [], [], []];
+    for (let i = 0; i < queued.length; i++) {
+      const visit = queued[i]!;
+      const { agent } = visit;
+      const at = column(visit.source, agent.bot);
+      count(counts[0]!, quarters[i]!, at);
+      count(counts[1]!, visit.country, at);
+      count(counts[2]!, agent.device, at);
+      count(counts[3]!, agent.browser, at);
+      count(counts[4]!, agent.os, at);
+      count(counts[5]!, visit.referrer, at);
+      codes[at]!.push(visit.visitor);
+    }
+    this.queued = [];
+    this.quarters = [];
+    codes.forEach((list, at) => {
+      if (list.length > 0) this.sketches[at] = addStored(this.sketches[at]!, list) ?? this.sketches[at]!;
     });
-    this.codes = undefined;
   }
 
   /** The stored form of the counts: per dimension a flat list `[value, s, q, s_bot, q_bot, value, …]`. */
   encodeCounts(): string {
+    this.settle();
     const out: Record<string, (string | number)[]> = {};
     DIMENSIONS.forEach((dimension, i) => {
       const flat: (string | number)[] = (out[dimension] = []);
