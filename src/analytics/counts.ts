@@ -56,12 +56,11 @@ export class Tally {
   private readonly counts: Values[] = DIMENSIONS.map(() => new Map<string, number[]>());
   private readonly sketches: Uint8Array[] = [EMPTY, EMPTY, EMPTY, EMPTY];
   /**
-   * Visits added since they were last counted, and their quarter hours. They are counted together when
-   * the tally is encoded: a flush adds visits of thousands of tallies in the order they came, and counting
-   * each as it is added would reach into a different tally's maps at every visit.
+   * Visits added since they were last counted. They are counted together when the tally is encoded: a
+   * flush adds visits of thousands of tallies in the order they came, and counting each as it is added
+   * would reach into a different tally's maps at every visit.
    */
   private queued: Visit[] = [];
-  private quarters: string[] = [];
   /** Visits added since the last `takeAdded`. */
   private added = 0;
 
@@ -70,10 +69,9 @@ export class Tally {
     readonly day: string,
   ) {}
 
-  /** One visit, in its UTC quarter hour `HH:MM`. */
-  add(visit: Visit, quarter: string): void {
+  /** One visit of the tally's link and day. */
+  add(visit: Visit): void {
     this.queued.push(visit);
-    this.quarters.push(quarter);
     this.added++;
   }
 
@@ -92,14 +90,17 @@ export class Tally {
 
   /** Counts the visits queued since the last call, and adds their visitor codes to the sketches. */
   private settle(): void {
-    const { queued, quarters, counts } = this;
+    const { queued, counts } = this;
     if (queued.length === 0) return;
     const codes: number[][] = [[], [], [], []];
-    for (let i = 0; i < queued.length; i++) {
-      const visit = queued[i]!;
+    // Visits come in the order they arrived, a few quarter hours a flush: each `HH:MM` is worked out once.
+    let slot = NaN;
+    let quarter = '';
+    for (const visit of queued) {
+      if (Math.floor(visit.time / QUARTER_MS) !== slot) [slot, quarter] = [Math.floor(visit.time / QUARTER_MS), quarterOf(visit.time)];
       const { agent } = visit;
       const at = column(visit.source, agent.bot);
-      count(counts[0]!, quarters[i]!, at);
+      count(counts[0]!, quarter, at);
       count(counts[1]!, visit.country, at);
       count(counts[2]!, agent.device, at);
       count(counts[3]!, agent.browser, at);
@@ -108,7 +109,6 @@ export class Tally {
       codes[at]!.push(visit.visitor);
     }
     this.queued = [];
-    this.quarters = [];
     codes.forEach((list, at) => {
       if (list.length > 0) this.sketches[at] = addStored(this.sketches[at]!, list) ?? this.sketches[at]!;
     });
@@ -153,15 +153,8 @@ export class Tallies {
   add(visits: Visit[]): void {
     if (this.held > this.maxHeld) this.forget();
     const touched = this.changed;
-    let slot = NaN;
-    let day = '';
-    let quarter = '';
     for (const visit of visits) {
-      // A flush's visits fall in a few quarter hours: their day and `HH:MM` are worked out once each.
-      if (Math.floor(visit.time / QUARTER_MS) !== slot) {
-        slot = Math.floor(visit.time / QUARTER_MS);
-        [day, quarter] = [dayOf(visit.time), quarterOf(visit.time)];
-      }
+      const day = dayOf(visit.time);
       let days = this.byLink.get(visit.link.id);
       if (days === undefined) this.byLink.set(visit.link.id, (days = new Map<string, Tally>()));
       let tally = days.get(day);
@@ -169,7 +162,7 @@ export class Tallies {
         days.set(day, (tally = new Tally(visit.link.id, day)));
         this.held++;
       }
-      tally.add(visit, quarter);
+      tally.add(visit);
       touched.add(tally);
     }
   }
