@@ -245,8 +245,8 @@ export interface DayDemand {
   bots: number;
 }
 
-export function demand(visits: Visit[]): Map<string, DayDemand> {
-  const days = new Map<string, DayDemand>();
+/** Adds the demand of visits to `days` (a flush adds its visits' in slices); `inLockOrder` then sorts it. */
+export function addDemand(days: Map<string, DayDemand>, visits: Visit[]): void {
   for (const visit of visits) {
     const day = dayOf(visit.time);
     let want = days.get(day);
@@ -257,6 +257,10 @@ export function demand(visits: Visit[]): Map<string, DayDemand> {
       want.accounts.set(account, (want.accounts.get(account) ?? 0) + 1);
     }
   }
+}
+
+/** Days ascending, and each day's accounts ascending: the order a flush locks them in. */
+export function inLockOrder(days: Map<string, DayDemand>): Map<string, DayDemand> {
   const sorted = (map: Map<string, number>) => new Map([...map].sort(([a], [b]) => (a < b ? -1 : 1)));
   return new Map([...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, want]) => [day, { ...want, accounts: sorted(want.accounts) }]));
 }

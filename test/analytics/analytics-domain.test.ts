@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { classifyAgent, referrerHost, VisitClassifier } from '../../src/analytics/classify.js';
-import { choose, DayTotals, demand, DIMENSIONS, quarterOf, Tallies, type Tally } from '../../src/analytics/counts.js';
+import { addDemand, choose, DayTotals, DIMENSIONS, inLockOrder, quarterOf, Tallies, type DayDemand, type Tally } from '../../src/analytics/counts.js';
 import { CSV_HEADER, toCsv } from '../../src/analytics/csv.js';
 import type { Visit } from '../../src/analytics/ports.js';
 import { ResettingCache } from '../../src/platform/resetting-cache.js';
@@ -47,7 +47,10 @@ test('each account records its first visits in the order they arrived, as many a
     ['T1', null, 'DE'],
     ['L1', 'a', 'NL', true],
   ]);
-  const want = demand(batch).get('2026-11-15')!;
+  const days = new Map<string, DayDemand>();
+  addDemand(days, batch.slice(0, 3));
+  addDemand(days, batch.slice(3));
+  const want = inLockOrder(days).get('2026-11-15')!;
   assert.deepEqual(
     [...want.accounts],
     [

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { letOthersRun, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
-import { choose, demand, grantsAll, Tallies, TRIAL_GROUP, type DayDemand, type DayGrant, type Tally } from '../counts.js';
+import { addDemand, choose, grantsAll, inLockOrder, Tallies, TRIAL_GROUP, type DayDemand, type DayGrant, type Tally } from '../counts.js';
 import type { FlushBatch, GapReason, RecordingLimits, RecordingStore, Visit } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
@@ -36,9 +36,15 @@ export class KyselyRecordingStore implements RecordingStore {
    * Tallies need no lock: each instance writes only its own.
    */
   async flush(batch: FlushBatch): Promise<Visit[]> {
+    // What the visits ask of each day, worked out before the transaction, in slices (as are the tallies below).
+    const asked = new Map<string, DayDemand>();
+    for (let i = 0; i < batch.visits.length; i += VISITS_PER_SLICE) {
+      addDemand(asked, batch.visits.slice(i, i + VISITS_PER_SLICE));
+      await nextTurn();
+    }
+    const days = inLockOrder(asked);
     try {
       return await this.db.transaction().execute(async (tx) => {
-        const days = demand(batch.visits);
         for (const day of days.keys()) await lockDay(tx, day);
         const grants = new Map<string, DayGrant>();
         for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
