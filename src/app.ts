@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { _, Ajv, type KeywordCxt } from 'ajv';
-import { CODE_UNIT_LENGTHS } from './platform/http/common-schemas.js';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config, Protection } from './platform/config.js';
@@ -15,6 +14,7 @@ import { setUpBilling } from './billing/billing-setup.js';
 import { setUpSafety } from './safety/safety-setup.js';
 import { VERSION } from './platform/version.js';
 import { setUpAnalytics } from './analytics/analytics-setup.js';
+import { CODE_UNIT_LENGTHS } from './platform/http/common-schemas.js';
 import { refusingMalformedQuery, withCanonicalUuids } from './platform/http/canonical-input.js';
 import { trustOneHop } from './platform/http/client-address.js';
 import { RefusalCounts } from './platform/operations/counts.js';
@@ -90,7 +90,7 @@ function withCodeUnitLengths(ajv: Ajv): Ajv {
     keyword: 'maxLength',
     type: 'string',
     schemaType: 'number',
-    code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length > ${cxt.schema}`),
+    code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length > ${cxt.schema as number}`),
   });
   return ajv;
 }
