@@ -9,7 +9,8 @@ import { saveFile } from '../components/qr/render-qr-image.js';
 import { csvCell } from '../../../src/platform/csv-cell.js';
 import { GapList } from './link/analytics-parts.js';
 import { CampaignChart, linkNames, type TagStats } from './campaign/campaign-chart.js';
-import { CampaignTable, share } from './campaign/campaign-table.js';
+import { bestSummary, share } from './campaign/best-placement.js';
+import { CampaignTable } from './campaign/campaign-table.js';
 import '../components/charts/charts.css';
 
 /** One tag's links side by side: which placement worked, bots left out, in the browser's time zone. */
@@ -74,7 +75,6 @@ export default function CampaignPage({ params }: PageProps) {
 }
 
 function summary(data: TagStats): string {
-  const best = data.links[0];
-  if (!best || best.total === 0) return 'No visits in this campaign yet.';
-  return `${linkNames(data.links).get(best.id)} worked best: ${share(best.total, data.total)} of the campaign's ${formatNumber(data.total)} visits.`;
+  const names = linkNames(data.links);
+  return bestSummary(data.links, data.total, (id) => names.get(id)!);
 }

@@ -1,8 +1,6 @@
 import { formatNumber } from '../../ui/format.js';
-import { bestPlacements } from './best-placement.js';
+import { bestPlacements, share } from './best-placement.js';
 import { linkNames, type TagStats } from './campaign-chart.js';
-
-export const share = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '0%');
 
 const COLUMNS = ['Short link', 'QR code', 'Visits', 'Unique visitors', 'Share'];
 
