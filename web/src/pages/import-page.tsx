@@ -96,10 +96,11 @@ function Summary({ checked, sums }: { checked: Checked; sums: Totals }) {
     <div role="status">
       <p>
         {plural(checked.rows.length, 'row', 'rows')}.{' '}
-        {makeable > 0 && (
+        {makeable > 0 && sums.paid === 0 && `${plural(makeable, 'link', 'links')} can be made, ${makeable === 1 ? 'free' : 'all free'}. `}
+        {sums.paid > 0 && (
           <>
-            {plural(makeable, 'link', 'links')} can be made: {formatNumber(sums.free)} free and {formatNumber(sums.paid)} for{' '}
-            <strong>{plural(sums.paid * PRICE, 'credit', 'credits')}</strong> in all ({formatNumber(available)} available).{' '}
+            {plural(makeable, 'link', 'links')} can be made: {sums.free > 0 && `${formatNumber(sums.free)} free and `}
+            {formatNumber(sums.paid)} for <strong>{plural(sums.paid * PRICE, 'credit', 'credits')}</strong> in all ({formatNumber(available)} available).{' '}
           </>
         )}
         {sums.made > 0 && `${plural(sums.made, 'link was', 'links were')} made by this import already. `}
