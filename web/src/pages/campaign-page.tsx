@@ -3,13 +3,13 @@ import { api } from '../api/client.js';
 import { browserZone } from '../components/charts/wall-clock.js';
 import type { PageProps } from '../routes.js';
 import { Busy, ErrorMessage } from '../ui/form.js';
-import { formatNumber } from '../ui/format.js';
+import { formatNumber, share } from '../ui/format.js';
 import { useResource } from '../ui/use-resource.js';
 import { saveFile } from '../components/qr/render-qr-image.js';
 import { csvCell } from '../../../src/platform/csv-cell.js';
 import { GapList } from './link/analytics-parts.js';
 import { CampaignChart, linkNames, type TagStats } from './campaign/campaign-chart.js';
-import { bestSummary, share } from './campaign/best-placement.js';
+import { bestSummary } from './campaign/best-placement.js';
 import { CampaignTable } from './campaign/campaign-table.js';
 import '../components/charts/charts.css';
 

@@ -5,4 +5,6 @@ const number = new Intl.NumberFormat();
 export const formatDateTime = (ms: number | null | undefined, never = 'Never'): string => (ms == null ? never : dateTime.format(ms));
 export const formatDate = (ms: number): string => dateOnly.format(ms);
 export const formatNumber = (value: number): string => number.format(value);
+/** `part` as a whole percentage of `whole` (0% of nothing). */
+export const share = (part: number, whole: number): string => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '0%');
 export const plural = (count: number, one: string, many: string): string => `${formatNumber(count)} ${count === 1 ? one : many}`;

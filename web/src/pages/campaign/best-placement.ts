@@ -1,7 +1,4 @@
-import { formatNumber } from '../../ui/format.js';
-
-/** `part` as a whole percentage of `whole` (0% of nothing). */
-export const share = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '0%');
+import { formatNumber, share } from '../../ui/format.js';
 
 /**
  * The campaign's best placements: the links with the most visits, when any has visits. Several links

@@ -1,5 +1,5 @@
-import { formatNumber } from '../../ui/format.js';
-import { bestPlacements, share } from './best-placement.js';
+import { formatNumber, share } from '../../ui/format.js';
+import { bestPlacements } from './best-placement.js';
 import { linkNames, type TagStats } from './campaign-chart.js';
 
 const COLUMNS = ['Short link', 'QR code', 'Visits', 'Unique visitors', 'Share'];

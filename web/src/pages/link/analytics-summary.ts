@@ -1,11 +1,9 @@
-import { formatNumber } from '../../ui/format.js';
+import { formatNumber, share } from '../../ui/format.js';
 import type { Stats, StatsFilters } from './use-stats.js';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const PARTS = ['night', 'morning', 'afternoon', 'evening'];
 const DEVICE_WORDS: Record<string, string> = { mobile: 'phones', tablet: 'tablets', desktop: 'computers', bot: 'bots', other: 'other devices' };
-
-const share = (part: number, whole: number) => `${Math.round((part / whole) * 100)}%`;
 
 /** The weekday and part of the day (night 0-5, morning 6-11, afternoon 12-17, evening 18-23) with the most visits. */
 export function busiestTime(stats: Stats): { day: string; part: string; count: number } | undefined {
