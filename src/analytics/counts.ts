@@ -28,8 +28,13 @@ export function dayOf(time: number): string {
 }
 
 export const QUARTER_MS = 900_000;
-/** `HH:MM` of the UTC quarter hour holding `time`. */
-export const quarterOf = (time: number): string => new Date(time - (time % QUARTER_MS)).toISOString().slice(11, 16);
+/** `HH:MM` of the UTC quarter hour holding `time`, remembered for the last quarter hour asked, as days are. */
+let lastQuarter = { number: NaN, quarter: '' };
+export function quarterOf(time: number): string {
+  const number = Math.floor(time / QUARTER_MS);
+  if (number !== lastQuarter.number) lastQuarter = { number, quarter: new Date(number * QUARTER_MS).toISOString().slice(11, 16) };
+  return lastQuarter.quarter;
+}
 /** The quarter hour `HH:MM` as its place in the day, 0 to 95. */
 const quarterIndex = (quarter: string) => 4 * Number(quarter.slice(0, 2)) + Number(quarter.slice(3, 5)) / 15;
 
@@ -93,14 +98,10 @@ export class Tally {
     const { queued, counts } = this;
     if (queued.length === 0) return;
     const codes: number[][] = [[], [], [], []];
-    // Visits come in the order they arrived, a few quarter hours a flush: each `HH:MM` is worked out once.
-    let slot = NaN;
-    let quarter = '';
     for (const visit of queued) {
-      if (Math.floor(visit.time / QUARTER_MS) !== slot) [slot, quarter] = [Math.floor(visit.time / QUARTER_MS), quarterOf(visit.time)];
       const { agent } = visit;
       const at = column(visit.source, agent.bot);
-      count(counts[0]!, quarter, at);
+      count(counts[0]!, quarterOf(visit.time), at);
       count(counts[1]!, visit.country, at);
       count(counts[2]!, agent.device, at);
       count(counts[3]!, agent.browser, at);

@@ -15,8 +15,16 @@ type Tx = Transaction<DB>;
  * answered); on PostgreSQL each costs a round trip. Six parameters a row.
  */
 const TALLIES_PER_STATEMENT = { sqlite: 50, postgres: 500 } as const;
-/** Visits added to the tallies at a time (a few milliseconds' work). */
+/** Visits worked through at a time (a few milliseconds' work). */
 const VISITS_PER_SLICE = 1000;
+
+/** Hands `visits` to `work` in slices, the event loop answering waiting redirects between them. */
+async function inSlices(visits: Visit[], work: (slice: Visit[]) => void): Promise<void> {
+  for (let i = 0; i < visits.length; i += VISITS_PER_SLICE) {
+    work(visits.slice(i, i + VISITS_PER_SLICE));
+    await nextTurn();
+  }
+}
 
 /** Recording storage: the flush transaction, heartbeats, and reaping of dead instances. */
 export class KyselyRecordingStore implements RecordingStore {
@@ -36,12 +44,9 @@ export class KyselyRecordingStore implements RecordingStore {
    * Tallies need no lock: each instance writes only its own.
    */
   async flush(batch: FlushBatch): Promise<Visit[]> {
-    // What the visits ask of each day, worked out before the transaction, in slices (as are the tallies below).
+    // What the visits ask of each day, worked out before the transaction.
     const asked = new Map<string, DayDemand>();
-    for (let i = 0; i < batch.visits.length; i += VISITS_PER_SLICE) {
-      addDemand(asked, batch.visits.slice(i, i + VISITS_PER_SLICE));
-      await nextTurn();
-    }
+    await inSlices(batch.visits, (slice) => addDemand(asked, slice));
     const days = inLockOrder(asked);
     try {
       return await this.db.transaction().execute(async (tx) => {
@@ -49,11 +54,7 @@ export class KyselyRecordingStore implements RecordingStore {
         const grants = new Map<string, DayGrant>();
         for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
         const { recorded, refused } = grantsAll(days, grants) ? { recorded: batch.visits, refused: [] } : choose(batch.visits, grants, batch.now);
-        // In slices, the event loop answering waiting redirects between them.
-        for (let i = 0; i < recorded.length; i += VISITS_PER_SLICE) {
-          this.tallies.add(recorded.slice(i, i + VISITS_PER_SLICE));
-          await nextTurn();
-        }
+        await inSlices(recorded, (slice) => this.tallies.add(slice));
         const touched = this.tallies.touched();
         await this.writeTallies(tx, touched);
         await this.addLinkVisits(tx, touched);
