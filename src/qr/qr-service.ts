@@ -41,10 +41,9 @@ export class QrService {
   /** The export's SVG, compressed with `encoding` when given (the render worker compresses it, not the event loop). */
   async export(principal: Principal, id: string, body: QrOptions | undefined, encoding?: Encoding): Promise<RenderedQr> {
     const link = await this.activeLink(principal, id, 'qr:read');
-    const { qrUrl } = this.deps.render(link);
-    if (body !== undefined) return this.deps.pool.render(qrUrl, body, {}, encoding);
-    const saved = await this.deps.designs.get(link.id);
-    return saved ? this.draw(link, saved.design, encoding) : this.deps.pool.render(qrUrl, {}, {}, encoding);
+    if (body !== undefined) return this.deps.pool.render(this.deps.render(link).qrUrl, body, {}, encoding);
+    // No design saved: the defaults, which an empty design draws.
+    return this.draw(link, (await this.deps.designs.get(link.id))?.design ?? {}, encoding);
   }
 
   async design(principal: Principal, id: string): Promise<QrDesignAnswerType> {
