@@ -111,6 +111,10 @@ async function run(kind: string, url: string): Promise<string[]> {
   const others: { id: string }[] = [];
   for (let i = 0; i < FIRST_READS; i++) others.push(await create());
   await seed(database, [link.id, ...others.map((o) => o.id)], now());
+  // Ninety days of a running service have compacted every closed day: the real compaction does it here.
+  const compacting = performance.now();
+  await app.visitRecorder.compact();
+  console.error(`${kind}: compacted in ${((performance.now() - compacting) / 1000).toFixed(1)} s`);
   // A 90-day-old table has been vacuumed and analysed by autovacuum: index-only scans and statistics.
   const settle = () => (database.dialect === 'postgres' ? sql`vacuum analyze`.execute(database.db) : undefined);
   await settle();

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { DAY_MS, utcDay } from '../platform/time.js';
-import type { GapReason, LinkDay, Shortfall, Source, Visit } from './ports.js';
-import { addStored, emptySketch, estimate, mergeStored, packSketches, unpackSketches, type Sketch } from './visitors.js';
+import type { GapReason, LinkDay, LinkDayVisitors, Shortfall, Source, Visit } from './ports.js';
+import { addStored, emptySketch, encode, estimate, merge, mergeStored, packSketches, unpackSketches, type Sketch } from './visitors.js';
 
 /**
  * The counting model, read top to bottom: every recorded visit adds one to a count per link, UTC day,
@@ -9,6 +9,8 @@ import { addStored, emptySketch, estimate, mergeStored, packSketches, unpackSket
  * visitor code to that link and day's sketch of the column. `time` is the visit's UTC quarter hour, so
  * that days and hours follow any time zone. A new breakdown is a name here and a value per visit
  * (Tally.settle). A link's day is stored as one row per writer (Tallies), added up when read (DayTotals).
+ * Once a day is closed, its rows become one (writer COMPACTED) with a summary (DaySummary), and blocks
+ * of closed days hold their breakdowns added up (store/compaction.ts).
  */
 export const DIMENSIONS = ['time', 'country', 'device', 'browser', 'os', 'referrer'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -37,6 +39,15 @@ export function quarterOf(time: number): string {
 }
 /** The quarter hour `HH:MM` as its place in the day, 0 to 95. */
 const quarterIndex = (quarter: string) => 4 * Number(quarter.slice(0, 2)) + Number(quarter.slice(3, 5)) / 15;
+const quarterName = (index: number) => `${String(index >> 2).padStart(2, '0')}:${String(15 * (index & 3)).padStart(2, '0')}`;
+
+/** The writer of a closed day's one row: all its writers' rows added up (store/compaction.ts). */
+export const COMPACTED = '*';
+/** Blocks of closed days: 2^1 to 2^LEVELS days, enough for the longest window (90 days) to need a few. */
+export const LEVELS = 6;
+/** Days since 1970 of a UTC day `YYYY-MM-DD`, and back. */
+export const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
+export const dayOfNumber = (n: number) => utcDay(n * DAY_MS);
 
 /** Counts of one dimension: value → [s, q, s_bot, q_bot]. */
 export type Values = Map<string, number[]>;
@@ -44,7 +55,7 @@ export type Values = Map<string, number[]>;
 export type FlatCounts = readonly (string | number)[];
 
 /** Two dimensions' counts added up; a day's only row (the usual case) is taken as it is. */
-function addFlat(a: FlatCounts, b: FlatCounts): FlatCounts {
+export function addFlat(a: FlatCounts, b: FlatCounts): FlatCounts {
   if (a.length === 0) return b;
   const values: Values = new Map();
   for (const list of [a, b])
@@ -191,7 +202,7 @@ export const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * four columns), and their sketches kept per column, so that the unique visitors of any set of columns
  * (a bit per column: 1 /s/, 2 /q/, 4 and 8 bots through each) are worked out once, when first asked.
  */
-export class DayTotals implements LinkDay {
+export class DayTotals implements LinkDayVisitors {
   /** Per UTC quarter hour of the day (0 to 95), its four columns: `quarters[4 * quarter + column]`. */
   readonly quarters = new Float64Array(96 * 4);
   /** Per dimension, in the order of DIMENSIONS (`time`, kept in `quarters`, left empty): its counts in their stored form. */
@@ -209,6 +220,7 @@ export class DayTotals implements LinkDay {
     readonly day: string,
     rows: readonly { counts: string; visitors: Uint8Array }[],
     readonly stamp = '',
+    readonly linkId = '',
   ) {
     this.bytes = rows.reduce((n, row) => n + 4 * row.counts.length + row.visitors.length, 0);
     for (const row of rows) {
@@ -221,6 +233,28 @@ export class DayTotals implements LinkDay {
       for (let d = 1; d < DIMENSIONS.length; d++) this.counts[d] = addFlat(this.counts[d]!, parsed[DIMENSIONS[d]!] ?? []);
       unpackSketches(row.visitors).forEach((sketch, at) => sketch.length > 0 && this.sketches[at]!.push(sketch));
     }
+  }
+
+  /** The day's rows as one (store/compaction.ts): counts and sketches added up, and the day's summary. */
+  compacted(): { counts: string; visitors: Uint8Array; summary: Uint8Array } {
+    const time: (string | number)[] = [];
+    for (let quarter = 0; quarter < 96; quarter++) {
+      const n = Array.from(this.quarters.subarray(4 * quarter, 4 * quarter + 4));
+      if (n.some((count) => count > 0)) time.push(quarterName(quarter), ...n);
+    }
+    const counts = Object.fromEntries(DIMENSIONS.map((dimension, d) => [dimension, d === 0 ? time : this.counts[d]]));
+    // The columns' sketches, then each set of columns' union from a smaller set's and one column more.
+    const columns = [0, 1, 2, 3].map((at) => {
+      const sketch = emptySketch();
+      this.mergeVisitors(sketch, 1 << at);
+      return sketch;
+    });
+    const estimates = MASKS.map((mask) => {
+      const union = emptySketch();
+      columns.forEach((sketch, at) => mask & (1 << at) && merge(union, sketch));
+      return estimate(union);
+    });
+    return { counts: JSON.stringify(counts), visitors: packSketches(columns.map(encode)), summary: encodeSummary(this.quarters, estimates) };
   }
 
   /** Merges the day's sketches of the columns `mask` into `into`: the sketch of their union. */
@@ -238,6 +272,63 @@ export class DayTotals implements LinkDay {
     }
     return n;
   }
+}
+
+/**
+ * The sets of columns a request can ask for (StatsWindow.mask, a bit per column): /s/, /q/ or both,
+ * with or without their bots.
+ */
+const MASKS = [1, 2, 3, 1 | 4, 2 | 8, 15];
+
+/*
+ * A closed day's summary (visit_sums, level 0): the unique visitors of each set of columns in MASKS, 32
+ * bits each, then per quarter hour and column with visits its place (4 × quarter + column, 16 bits) and
+ * count (32 bits), big-endian. A read of a closed day thus needs neither its counts' JSON nor its sketches.
+ */
+function encodeSummary(quarters: Float64Array, estimates: number[]): Uint8Array {
+  const places: number[] = [];
+  quarters.forEach((count, place) => count > 0 && places.push(place));
+  const out = new DataView(new ArrayBuffer(4 * estimates.length + 6 * places.length));
+  estimates.forEach((n, i) => out.setUint32(4 * i, n));
+  places.forEach((place, i) => {
+    out.setUint16(4 * estimates.length + 6 * i, place);
+    out.setUint32(4 * estimates.length + 6 * i + 2, quarters[place]!);
+  });
+  return new Uint8Array(out.buffer);
+}
+
+/**
+ * A closed day as its summary holds it: quarter hours and unique visitors. Its breakdowns (`counts`) are
+ * those of its compacted row when given, else left empty: a block that covers the day holds them.
+ */
+export class DaySummary implements LinkDay {
+  readonly quarters = new Float64Array(96 * 4);
+  readonly counts: FlatCounts[];
+  private readonly estimates = new Map<number, number>();
+  readonly bytes: number;
+
+  constructor(
+    readonly day: string,
+    summary: Uint8Array,
+    readonly stamp: string,
+    counts?: string,
+  ) {
+    const view = new DataView(summary.buffer, summary.byteOffset, summary.byteLength);
+    MASKS.forEach((mask, i) => this.estimates.set(mask, view.getUint32(4 * i)));
+    for (let at = 4 * MASKS.length; at + 6 <= summary.length; at += 6) this.quarters[view.getUint16(at)] = view.getUint32(at + 2);
+    this.counts = counts === undefined ? DIMENSIONS.map(() => []) : parseBreakdowns(counts);
+    this.bytes = summary.length + 4 * (counts?.length ?? 0);
+  }
+
+  visitors(mask: number): number {
+    return this.estimates.get(mask)!;
+  }
+}
+
+/** Counts in their stored form (a row's or a block's JSON) per dimension, `time` left empty. */
+export function parseBreakdowns(json: string): FlatCounts[] {
+  const parsed = JSON.parse(json) as Record<string, FlatCounts>;
+  return DIMENSIONS.map((dimension, d) => (d === 0 ? [] : (parsed[dimension] ?? [])));
 }
 
 /** What a batch asks of each UTC day: people's visits per account (ascending: the lock order), and bots. */

@@ -70,6 +70,8 @@ export interface RecordingStore {
   /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap (visit-gaps.ts). */
   reapSilent(staleBefore: number, now: number, self: string): Promise<number>;
   leave(instanceId: string): Promise<void>;
+  /** Compacts closed days (store/compaction.ts), some at a time: how many link-days, 0 when none was left. */
+  compact(): Promise<number>;
 }
 
 export interface Gap {
@@ -80,7 +82,7 @@ export interface Gap {
   linkId?: string;
 }
 
-/** A link's UTC day as reads see it: its writers' rows added up (counts.ts, DayTotals). */
+/** A link's UTC day as reads see it: its writers' rows added up (counts.ts, DayTotals), or a closed day's summary (DaySummary). */
 export interface LinkDay {
   day: string;
   /** The link, day, writers and versions of the rows it was added up from: equal stamps, equal counts. */
@@ -91,13 +93,31 @@ export interface LinkDay {
   readonly counts: readonly (readonly (string | number)[])[];
   /** Unique visitors of a set of columns (a bit each: 1 /s/, 2 /q/, 4 and 8 bots through each), estimated. */
   visitors(mask: number): number;
+}
+
+/** A link's day with its unique-visitor sketches, for merging with other links' (campaigns). */
+export interface LinkDayVisitors extends LinkDay {
   /** Merges the day's unique-visitor sketches of a set of columns into `into` (visitors.ts). */
   mergeVisitors(into: Uint8Array, mask: number): void;
 }
 
+/** A block of closed days (store/compaction.ts): their breakdowns added up, as a day's `counts`. */
+export interface Block {
+  stamp: string;
+  counts: readonly (readonly (string | number)[])[];
+}
+
+/** A link's window as a read adds it up: its days, and blocks of closed days that hold the breakdowns the days leave empty. */
+export interface LinkWindow {
+  days: LinkDay[];
+  blocks: Block[];
+}
+
 export interface StatsStore {
-  /** Per link, its UTC days [fromDay, toDay] that hold any count (LinkDay: the writers' rows added up). */
-  linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDay[]>>;
+  /** Per link, its UTC days [fromDay, toDay] that hold any count (the writers' rows added up). */
+  linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDayVisitors[]>>;
+  /** One link's UTC days [fromDay, toDay] that hold any count, closed days as summaries and their breakdowns in blocks where the compaction made them. */
+  linkWindow(linkId: string, fromDay: string, toDay: string): Promise<LinkWindow>;
   /** The links of the account whose tags hold `tag`. */
   taggedLinks(accountId: string, tag: string): Promise<TaggedLink[]>;
   /** Gaps of these links (`linkId`), and service-wide gaps (no `linkId`) after `createdAt`, overlapping [from, to]. */

@@ -5,6 +5,8 @@ import type { RecordingLimits, RecordingStore, Shortfall, Visit } from './ports.
 
 /** The longest pause between two flushes, however long the last one took: freshness at full load (docs/adr/0042). */
 export const MAX_SPACING_MS = 3000;
+/** The longest the compaction of closed days runs each heartbeat interval (between flushes). */
+const COMPACTING_MS = 200;
 /** From this many visits a flush, the instance counts as busy recording (ordinary load is far below). */
 const SPACED_FROM_VISITS = 5000;
 /** A busy instance's pause after a flush, in flushes' lengths: flushing takes at most a tenth of its time. */
@@ -106,7 +108,10 @@ export class VisitRecorder {
     this.timer.unref();
   }
 
-  /** A flush (with nothing waiting, a heartbeat); every heartbeat interval, the reaping of dead instances. */
+  /**
+   * A flush (with nothing waiting, a heartbeat); every heartbeat interval, the reaping of dead
+   * instances and the compaction of closed days, for at most COMPACTING_MS.
+   */
   private async step(): Promise<void> {
     await this.flushOnce();
     // Timed by the monotonic clock: a wall clock set back must not stop the reaping.
@@ -115,6 +120,15 @@ export class VisitRecorder {
     const now = this.o.now();
     // A live instance writes at least every heartbeat interval: three missed are death.
     await this.o.store.reapSilent(now - 3 * Math.max(this.o.heartbeatIntervalMs, this.o.flushIntervalMs), now, this.instanceId);
+    const until = performance.now() + COMPACTING_MS;
+    while (performance.now() < until && (await this.o.store.compact()) > 0);
+  }
+
+  /** Compacts every closed day (tests; the timer does it a little at a time). */
+  compact(): Promise<void> {
+    return this.serial(async () => {
+      while ((await this.o.store.compact()) > 0);
+    });
   }
 
   /** One flush transaction; on failure its visits wait, ahead of newer ones, for the next. Returns success. */

@@ -7,7 +7,7 @@ import { API_LIMITS } from '../platform/api-limits.js';
 import type { Clock } from '../platform/time.js';
 import { compare, DIMENSIONS } from './counts.js';
 import { toCsv, type CsvRow } from './csv.js';
-import type { Gap, LinkDay, StatsStore } from './ports.js';
+import type { Gap, LinkDay, LinkDayVisitors, LinkWindow, StatsStore } from './ports.js';
 import type { Stats, TagStats } from './stats-schemas.js';
 import { StatsWindow, type Day, type StatsRequest } from './stats-window.js';
 import { emptySketch, estimate, type Sketch } from './visitors.js';
@@ -31,8 +31,8 @@ export class StatsService {
   async json(principal: Principal, linkId: string, request: StatsRequest): Promise<StatsResult> {
     const w = this.window(request);
     const [link, refreshedAt] = await Promise.all([this.deps.links.access(principal, linkId, 'analytics:read'), this.deps.store.refreshedAt()]);
-    const [days, gaps] = await Promise.all([this.days(link.id, w), this.gaps(link.id, link.createdAt, w)]);
-    const { daily, totals } = this.sums(link.id, days, w);
+    const [window, gaps] = await Promise.all([this.deps.store.linkWindow(link.id, w.fromDay, w.toDay), this.gaps(link.id, link.createdAt, w)]);
+    const { daily, totals } = this.sums(link.id, window, w);
     const devices = [
       ...sorted(totals[DEVICE]).map(([device, count]) => ({ device: device as 'mobile', count })),
       ...sorted(totals[BROWSER]).map(([browser, count]) => ({ browser, count })),
@@ -119,7 +119,7 @@ export class StatsService {
   /** A link's daily totals (UTC, bots included) of its last `days` days, for the operator console: no principal. */
   async recentDays(linkId: string, days: number): Promise<Array<{ day: string; visits: number }>> {
     const w = this.window({ days, bots: 'include' });
-    return w.daily(await this.days(linkId, w)).map((day) => ({ day: day.date, visits: day.total }));
+    return w.daily((await this.deps.store.linkWindow(linkId, w.fromDay, w.toDay)).days).map((day) => ({ day: day.date, visits: day.total }));
   }
 
   private window(request: StatsRequest): StatsWindow {
@@ -129,23 +129,25 @@ export class StatsService {
 
   /**
    * The daily series and breakdowns of a link's days in the window. Those before the window's last UTC
-   * day (which holds `to`, and changes while visits come) are added up once and kept while the store
-   * hands over days of the same stamps; the last is added to a copy each time.
+   * day (which holds `to`, and changes while visits come), and the blocks (closed days), are added up
+   * once and kept while the store hands over days and blocks of the same stamps; the last is added to a
+   * copy each time.
    */
-  private sums(linkId: string, days: LinkDay[], w: StatsWindow): { daily: Day[]; totals: Map<string, number>[] } {
+  private sums(linkId: string, { days, blocks }: LinkWindow, w: StatsWindow): { daily: Day[]; totals: Map<string, number>[] } {
     const last = days.at(-1)?.day === w.toDay ? days.length - 1 : days.length;
     const before = days.slice(0, last);
+    const stamps = [...before, ...blocks].map((part) => part.stamp);
     const key = `${linkId}\t${w.shape}`;
     let kept = this.before.get(key);
-    if (kept === undefined || kept.stamps.length !== before.length || kept.stamps.some((stamp, i) => stamp !== before[i]!.stamp)) {
+    if (kept === undefined || kept.stamps.length !== stamps.length || kept.stamps.some((stamp, i) => stamp !== stamps[i])) {
       const daily = w.emptyDays();
       w.addDays(daily, before);
       kept = {
-        stamps: before.map((day) => day.stamp),
+        stamps,
         daily,
         totals: addBreakdowns(
           DIMENSIONS.map(() => new Map<string, number>()),
-          before,
+          [...before, ...blocks],
           w,
         ),
       };
@@ -164,7 +166,7 @@ export class StatsService {
     };
   }
 
-  private async days(linkId: string, w: StatsWindow): Promise<LinkDay[]> {
+  private async days(linkId: string, w: StatsWindow): Promise<LinkDayVisitors[]> {
     return (await this.deps.store.linkDays([linkId], w.fromDay, w.toDay)).get(linkId)!;
   }
 
@@ -177,8 +179,8 @@ export class StatsService {
 /** Whether the request shows a gap: those of bot visits only when bots are counted. */
 const shownWith = (w: StatsWindow) => (gap: Gap) => w.request.bots === 'include' || gap.reason !== 'bot_ceiling_reached';
 
-/** Adds the days' counts to the totals per dimension (in the order of DIMENSIONS; `time` left empty) and value. */
-function addBreakdowns(totals: Map<string, number>[], days: readonly LinkDay[], w: StatsWindow): Map<string, number>[] {
+/** Adds the counts of days and blocks to the totals per dimension (in the order of DIMENSIONS; `time` left empty) and value. */
+function addBreakdowns(totals: Map<string, number>[], days: readonly Pick<LinkDay, 'counts'>[], w: StatsWindow): Map<string, number>[] {
   for (const day of days) {
     for (let d = TIME + 1; d < DIMENSIONS.length; d++) {
       const values = totals[d]!;

@@ -96,10 +96,13 @@ export class StatsWindow {
       if (named !== undefined) named.visitors += linkDay.visitors(this.mask);
       const n = linkDay.quarters;
       const { columns } = this;
+      // A zone's offset changes at most once a day: the same at both ends, it holds all day.
+      const offset = this.clock.offset(midnight);
+      const steady = offset === this.clock.offset(midnight + DAY_MS - 1);
       for (let quarter = 0; quarter < 96; quarter++) {
         const time = midnight + quarter * QUARTER_MS;
         if (time < this.from || time > this.to) continue;
-        const local = time + this.clock.offset(time);
+        const local = time + (steady ? offset : this.clock.offset(time));
         const day = days[Math.floor(local / DAY_MS) - first];
         if (day === undefined) continue;
         const hour = Math.floor((local % DAY_MS) / HOUR_MS);

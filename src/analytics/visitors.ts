@@ -150,7 +150,13 @@ function encodeRegisters(registers: Map<number, number>): Uint8Array {
   return out;
 }
 
-export const encode = (sketch: Sketch): Uint8Array => encodeRegisters(new Map([...sketch.entries()].filter(([, rank]) => rank > 0)));
+export function encode(sketch: Sketch): Uint8Array {
+  const set = sketch.reduce((n, rank) => (rank > 0 ? n + 1 : n), 0);
+  if (3 * set >= REGISTERS) return new Uint8Array(sketch);
+  const registers = new Map<number, number>();
+  sketch.forEach((rank, index) => rank > 0 && registers.set(index, rank));
+  return encodeRegisters(registers);
+}
 
 export function decode(stored: Uint8Array): Sketch {
   const sketch = emptySketch();

@@ -5,6 +5,7 @@ import { letOthersRun, lockInOrder, raiseColumn } from '../../platform/database/
 import { addDemand, choose, grantsAll, inLockOrder, Tallies, TRIAL_GROUP, type DayDemand, type DayGrant, type Tally } from '../counts.js';
 import type { FlushBatch, GapReason, RecordingLimits, RecordingStore, Visit } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
+import { compactSome } from './compaction.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
 import { grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
 
@@ -32,6 +33,8 @@ export class KyselyRecordingStore implements RecordingStore {
   private readonly dialect: Dialect;
   /** This instance's tallies, as its rows of `visit_tallies` hold them (counts.ts). */
   private readonly tallies = new Tallies();
+  /** Whether the instance's row was written once: missing after that, the instance was reaped. */
+  private joined = false;
 
   constructor(database: Database) {
     this.db = database.db;
@@ -49,19 +52,25 @@ export class KyselyRecordingStore implements RecordingStore {
     await inSlices(batch.visits, (slice) => addDemand(asked, slice));
     const days = inLockOrder(asked);
     try {
-      return await this.db.transaction().execute(async (tx) => {
-        for (const day of days.keys()) await lockDay(tx, day);
-        const grants = new Map<string, DayGrant>();
-        for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
-        const { recorded, refused } = grantsAll(days, grants) ? { recorded: batch.visits, refused: [] } : choose(batch.visits, grants, batch.now);
-        await inSlices(recorded, (slice) => this.tallies.add(slice));
-        const touched = this.tallies.touched();
-        await this.writeTallies(tx, touched);
-        await this.addLinkVisits(tx, touched);
-        await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
-        await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
-        return recorded;
-      });
+      return await this.db
+        .transaction()
+        .execute(async (tx) => {
+          // Taken for dead and reaped: its rows of closed days may be compacted, and must not be written whole again.
+          if (this.joined && (await tx.selectFrom('recorder_instances').select('id').where('id', '=', batch.instanceId).executeTakeFirst()) === undefined)
+            this.tallies.forget();
+          for (const day of days.keys()) await lockDay(tx, day);
+          const grants = new Map<string, DayGrant>();
+          for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
+          const { recorded, refused } = grantsAll(days, grants) ? { recorded: batch.visits, refused: [] } : choose(batch.visits, grants, batch.now);
+          await inSlices(recorded, (slice) => this.tallies.add(slice));
+          const touched = this.tallies.touched();
+          await this.writeTallies(tx, touched);
+          await this.addLinkVisits(tx, touched);
+          await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
+          await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
+          return recorded;
+        })
+        .then((recorded) => ((this.joined = true), recorded));
     } catch (error) {
       // The tallies now hold visits their rows may not: from here on they are written as a new writer's.
       this.tallies.forget();
@@ -137,10 +146,15 @@ export class KyselyRecordingStore implements RecordingStore {
 
   async beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
     await beat(this.db, instanceId, startedAt, now, flushedTo);
+    this.joined = true;
   }
 
   reapSilent(staleBefore: number, now: number, self: string): Promise<number> {
     return this.db.transaction().execute((tx) => reapSilentInstances(tx, staleBefore, now, self));
+  }
+
+  compact(): Promise<number> {
+    return compactSome(this.db, this.dialect);
   }
 
   async leave(instanceId: string): Promise<void> {

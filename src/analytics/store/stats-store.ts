@@ -1,10 +1,10 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../../platform/database/database.js';
-import type { Gap, GapReason, LinkDay, StatsStore, TaggedLink } from '../ports.js';
+import type { Block, Gap, GapReason, LinkDayVisitors, LinkWindow, StatsStore, TaggedLink } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import { holdsTag } from '../../links/link-tags.js';
-import { DayTotals } from '../counts.js';
+import { compare, COMPACTED, DaySummary, dayNumber, dayOfNumber, DayTotals, LEVELS, parseBreakdowns } from '../counts.js';
 
 const toGap = (r: { link_id: string | null; from_ms: number; to_ms: number; reason: string }): Gap => ({
   from: Number(r.from_ms),
@@ -13,8 +13,15 @@ const toGap = (r: { link_id: string | null; from_ms: number; to_ms: number; reas
   ...(r.link_id === null ? {} : { linkId: r.link_id }),
 });
 
-/** A row's part of its link and day's stamp (LinkDay.stamp), after the key `link\tday`. */
-const stampPart = (row: { writer: string; version: number }) => ` ${row.writer}:${row.version}`;
+/** Per link and day (keyed `link\tday`, in the rows' order), its stamp (LinkDay.stamp): the key, then each writer and its row's version. */
+function stampsOf(rows: readonly { link_id: string; day: string; writer: string; version: number }[]): Map<string, string> {
+  const stamps = new Map<string, string>();
+  for (const row of rows) {
+    const key = `${row.link_id}\t${row.day}`;
+    stamps.set(key, `${stamps.get(key) ?? key} ${row.writer}:${row.version}`);
+  }
+  return stamps;
+}
 
 /** Added-up days kept: about a megabyte for a link's 90 busy days, a few kilobytes for a quiet link's. */
 const KEPT_BYTES = 64 * 1024 * 1024;
@@ -27,7 +34,10 @@ const KEPT_BYTES = 64 * 1024 * 1024;
  */
 export class KyselyStatsStore implements StatsStore {
   private readonly db: Kysely<DB>;
-  private readonly kept = new LRUCache<string, DayTotals>({ maxSize: KEPT_BYTES, sizeCalculation: (totals) => totals.bytes });
+  private readonly kept = new LRUCache<string, DayTotals | DaySummary | (Block & { bytes: number })>({
+    maxSize: KEPT_BYTES,
+    sizeCalculation: (kept) => kept.bytes,
+  });
 
   constructor(
     database: Database,
@@ -36,33 +46,50 @@ export class KyselyStatsStore implements StatsStore {
     this.db = database.db;
   }
 
-  async linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDay[]>> {
-    const days = new Map<string, LinkDay[]>(linkIds.map((id) => [id, []]));
+  async linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDayVisitors[]>> {
+    const days = new Map<string, LinkDayVisitors[]>(linkIds.map((id) => [id, []]));
     if (linkIds.length === 0) return days;
-    const window = <T extends SelectQueryBuilder<DB, 'visit_tallies', object>>(query: T) =>
-      query.where('link_id', 'in', linkIds).where('day', '>=', fromDay).where('day', '<=', toDay) as T;
-    // Per link and day (in that order), the stamp of its rows: the key, then each writer and its row's version.
-    const stamps = new Map<string, string>();
-    const keys = window(this.db.selectFrom('visit_tallies').select(['link_id', 'day', 'writer', 'version']));
-    for (const row of await keys.orderBy('link_id').orderBy('day').orderBy('writer').execute()) {
-      const key = `${row.link_id}\t${row.day}`;
-      stamps.set(key, (stamps.get(key) ?? key) + stampPart(row));
-    }
-    const found = new Map<string, LinkDay>();
+    const keys = await this.db
+      .selectFrom('visit_tallies')
+      .select(['link_id', 'day', 'writer', 'version'])
+      .where('link_id', 'in', linkIds)
+      .where('day', '>=', fromDay)
+      .where('day', '<=', toDay)
+      .orderBy('link_id')
+      .orderBy('day')
+      .orderBy('writer')
+      .execute();
+    for (const day of await this.fullDays(stampsOf(keys))) days.get(day.linkId)!.push(day);
+    return days;
+  }
+
+  /**
+   * Per link and day (in that order, keyed `link\tday`) its stamp: the days added up from their rows,
+   * kept ones as they are while their stamps hold, the others (today's, on a link with visits) read
+   * again with the days after them.
+   */
+  private async fullDays(stamps: Map<string, string>): Promise<DayTotals[]> {
+    const found = new Map<string, DayTotals>();
     const stale: [string, string][] = [];
     for (const [key, stamp] of stamps) {
       const kept = this.kept.get(key);
-      if (kept?.stamp === stamp) found.set(key, kept);
+      if (kept instanceof DayTotals && kept.stamp === stamp) found.set(key, kept);
       else stale.push(key.split('\t') as [string, string]);
     }
-    // The stale days are read again with the days after them (today's is stale on any link with visits).
     if (stale.length > 0) {
-      const read = await window(this.db.selectFrom('visit_tallies').select(['link_id', 'day', 'writer', 'version', 'counts', 'visitors']))
+      const read = await this.db
+        .selectFrom('visit_tallies')
+        .select(['link_id', 'day', 'writer', 'version', 'counts', 'visitors'])
         .where('link_id', 'in', [...new Set(stale.map(([link]) => link))])
         .where(
           'day',
           '>=',
           stale.map(([, day]) => day).reduce((a, b) => (a < b ? a : b)),
+        )
+        .where(
+          'day',
+          '<=',
+          stale.map(([, day]) => day).reduce((a, b) => (a > b ? a : b)),
         )
         .orderBy('link_id')
         .orderBy('day')
@@ -72,17 +99,163 @@ export class KyselyStatsStore implements StatsStore {
         while (j < read.length && read[j]!.link_id === read[i]!.link_id && read[j]!.day === read[i]!.day) j++;
         const rows = read.slice(i, j);
         const key = `${rows[0]!.link_id}\t${rows[0]!.day}`;
-        const totals = new DayTotals(
-          rows[0]!.day,
-          rows,
-          rows.reduce((stamp, row) => stamp + stampPart(row), key),
-        );
+        const totals = new DayTotals(rows[0]!.day, rows, stampsOf(rows).get(key), rows[0]!.link_id);
         this.kept.set(key, totals);
         found.set(key, totals);
       }
     }
-    for (const key of stamps.keys()) if (found.has(key)) days.get(key.split('\t')[0]!)!.push(found.get(key)!);
-    return days;
+    return [...stamps.keys()].flatMap((key) => found.get(key) ?? []);
+  }
+
+  async linkWindow(linkId: string, fromDay: string, toDay: string): Promise<LinkWindow> {
+    for (let attempt = 1; attempt < 3; attempt++) {
+      const window = await this.readWindow(linkId, fromDay, toDay);
+      if (window !== undefined) return window;
+    }
+    // Compactions kept committing between the reads: the days as their rows hold them, without summaries.
+    return { days: (await this.linkDays([linkId], fromDay, toDay)).get(linkId)!, blocks: [] };
+  }
+
+  /**
+   * A link's window: its closed days' summaries, their breakdowns from as few blocks as cover them (the
+   * largest first, store/compaction.ts), and the other days added up from their rows. Undefined when
+   * a compaction changed what it read between its queries.
+   */
+  private async readWindow(linkId: string, fromDay: string, toDay: string): Promise<LinkWindow | undefined> {
+    const [rows, stored] = await Promise.all([
+      this.db
+        .selectFrom('visit_tallies')
+        .select(['link_id', 'day', 'writer', 'version'])
+        .where('link_id', '=', linkId)
+        .where('day', '>=', fromDay)
+        .where('day', '<=', toDay)
+        .orderBy('day')
+        .orderBy('writer')
+        .execute(),
+      this.db
+        .selectFrom('visit_sums')
+        .select(['level', 'start', 'version'])
+        .where('link_id', '=', linkId)
+        .where('level', '>=', 1)
+        .where('start', '>=', fromDay)
+        .where('start', '<=', toDay)
+        .where('counts', 'is not', null)
+        .execute(),
+    ]);
+    const versions = new Map(stored.map((block) => [`${block.level}\t${block.start}`, Number(block.version)]));
+    // Per day of the window (from its first): undefined without counts; the compacted row's version where it alone holds the day (its summary's too), else 0.
+    const first = dayNumber(fromDay);
+    const closed: (number | undefined)[] = [];
+    const names: string[] = [];
+    for (const row of rows) {
+      const at = dayNumber(row.day) - first;
+      closed[at] = closed[at] === undefined && row.writer === COMPACTED ? Number(row.version) : 0;
+      names[at] = row.day;
+    }
+    // The window from its first day: the largest block that starts there and lies in the window, else the day.
+    const blocks: { level: number; start: string }[] = [];
+    const inBlocks = new Set<number>();
+    const last = dayNumber(toDay) - first;
+    for (let at = 0; at <= last;) {
+      let span = 1;
+      for (let level = LEVELS; level >= 1; level--) {
+        const size = 2 ** level;
+        if ((first + at) % size !== 0 || at + size - 1 > last) continue;
+        const counted = closed.slice(at, at + size).flatMap((version, i) => (version === undefined ? [] : [[at + i, version]]));
+        const start = dayOfNumber(first + at);
+        if (counted.length > 0 && !(versions.has(`${level}\t${start}`) && counted.every(([, version]) => version! > 0))) continue;
+        if (counted.length > 0) blocks.push({ level, start });
+        for (const [day] of counted) inBlocks.add(day!);
+        span = size;
+        break;
+      }
+      at += span;
+    }
+    const summaries = closed.flatMap((version, at) => (version! > 0 ? [{ day: names[at]!, version: version!, counts: !inBlocks.has(at) }] : []));
+    const full = stampsOf(rows.filter((row) => closed[dayNumber(row.day) - first] === 0));
+    const [days, read, blockCounts] = await Promise.all([this.fullDays(full), this.summaries(linkId, summaries), this.blocks(linkId, blocks, versions)]);
+    if (read === undefined || blockCounts === undefined) return undefined;
+    return { days: [...days, ...read].sort((x, y) => compare(x.day, y.day)), blocks: blockCounts };
+  }
+
+  /** Closed days' summaries (with their breakdowns where `counts`); undefined if a version is not the one listed. */
+  private async summaries(linkId: string, wanted: { day: string; version: number; counts: boolean }[]): Promise<DaySummary[] | undefined> {
+    const key = (day: string, counts: boolean) => `${counts ? 'C' : 'S'}\t${linkId}\t${day}`;
+    const out: DaySummary[] = [];
+    const missing = wanted.filter(({ day, version, counts }) => {
+      const kept = this.kept.get(key(day, counts));
+      if (!(kept instanceof DaySummary) || kept.stamp !== `${key(day, counts)} ${version}`) return true;
+      out.push(kept);
+      return false;
+    });
+    if (missing.length === 0) return out;
+    const withCounts = missing.filter(({ counts }) => counts).map(({ day }) => day);
+    const [summaries, counts] = await Promise.all([
+      this.db
+        .selectFrom('visit_sums')
+        .select(['start', 'version', 'summary'])
+        .where('link_id', '=', linkId)
+        .where('level', '=', 0)
+        .where(
+          'start',
+          'in',
+          missing.map(({ day }) => day),
+        )
+        .execute(),
+      withCounts.length === 0
+        ? []
+        : this.db
+            .selectFrom('visit_tallies')
+            .select(['day', 'version', 'counts'])
+            .where('link_id', '=', linkId)
+            .where('writer', '=', COMPACTED)
+            .where('day', 'in', withCounts)
+            .execute(),
+    ]);
+    const summaryOf = new Map(summaries.map((row) => [row.start, row]));
+    const countsOf = new Map(counts.map((row) => [row.day, row]));
+    for (const { day, version, counts: withBreakdowns } of missing) {
+      const summary = summaryOf.get(day);
+      const row = countsOf.get(day);
+      if (summary?.summary == null || Number(summary.version) !== version || (withBreakdowns && Number(row?.version) !== version)) return undefined;
+      const read = new DaySummary(day, summary.summary, `${key(day, withBreakdowns)} ${version}`, withBreakdowns ? row!.counts : undefined);
+      this.kept.set(key(day, withBreakdowns), read);
+      out.push(read);
+    }
+    return out;
+  }
+
+  /** Blocks' breakdowns; undefined if a version is not the one listed. */
+  private async blocks(linkId: string, wanted: { level: number; start: string }[], versions: Map<string, number>): Promise<Block[] | undefined> {
+    const key = (level: number, start: string) => `B\t${linkId}\t${level}\t${start}`;
+    const out: Block[] = [];
+    const missing = wanted.filter(({ level, start }) => {
+      const kept = this.kept.get(key(level, start));
+      if (kept === undefined || kept.stamp !== `${key(level, start)} ${versions.get(`${level}\t${start}`)}`) return true;
+      out.push(kept);
+      return false;
+    });
+    if (missing.length === 0) return out;
+    const read = await this.db
+      .selectFrom('visit_sums')
+      .select(['level', 'start', 'version', 'counts'])
+      .where('link_id', '=', linkId)
+      .where('level', '>=', 1)
+      .where(
+        'start',
+        'in',
+        missing.map(({ start }) => start),
+      )
+      .execute();
+    for (const { level, start } of missing) {
+      const row = read.find((r) => r.level === level && r.start === start);
+      const version = versions.get(`${level}\t${start}`);
+      if (typeof row?.counts !== 'string' || Number(row.version) !== version) return undefined;
+      const block = { stamp: `${key(level, start)} ${version}`, counts: parseBreakdowns(row.counts), bytes: 4 * row.counts.length };
+      this.kept.set(key(level, start), block);
+      out.push(block);
+    }
+    return out;
   }
 
   /** The account's links whose tags hold `tag`, as the links list matches them (holdsTag). */

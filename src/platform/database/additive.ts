@@ -49,3 +49,11 @@ export async function raiseColumn(
     await letOthersRun(dialect);
   }
 }
+
+/**
+ * PostgreSQL: takes the lock named `name` until the transaction ends, so that one transaction at a
+ * time does the work it guards (an advisory lock). SQLite's one writer at a time needs none.
+ */
+export async function holdNamedLock(tx: QueryExecutorProvider, dialect: Dialect, name: string): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(tx);
+}

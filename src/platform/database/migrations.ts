@@ -14,6 +14,7 @@ import * as twoFactor from './migrations/0051-two-factor.js';
 import * as qrDesigns from './migrations/0060-qr-designs.js';
 import * as visitTallies from './migrations/0080-visit-tallies.js';
 import * as tallyVersions from './migrations/0081-tally-versions.js';
+import * as visitSums from './migrations/0082-visit-sums.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0060_qr_designs': qrDesigns,
   '0080_visit_tallies': visitTallies,
   '0081_tally_versions': tallyVersions,
+  '0082_visit_sums': visitSums,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

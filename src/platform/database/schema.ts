@@ -224,6 +224,16 @@ export interface VisitTallyTable {
   visitors: Uint8Array;
 }
 
+/** Closed days' summaries (level 0) and blocks of days added up (level ≥ 1), per link (migration 0082). */
+export interface VisitSumTable {
+  link_id: string;
+  level: number;
+  start: string;
+  version: number;
+  summary: Uint8Array | null;
+  counts: string | null;
+}
+
 /** Visits recorded per UTC day, service-wide: people's against TRACKING_DAILY_LIMIT, bots' against their own. */
 export interface VisitDayTable {
   day: string;
@@ -277,6 +287,7 @@ export interface DB {
   recovery_codes: RecoveryCodeTable;
   qr_designs: QrDesignTable;
   visit_tallies: VisitTallyTable;
+  visit_sums: VisitSumTable;
   visit_days: VisitDayTable;
   visit_months: VisitMonthTable;
   visit_gaps: VisitGapTable;

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { COMPACTED, dayNumber } from '../../src/analytics/counts.js';
+import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
+import { eachDatabase } from '../helpers/databases.js';
+import { Harness } from '../helpers/harness.js';
+import { UA, visit } from '../helpers/analytics.js';
+
+/**
+ * Closed days are compacted (src/analytics/store/compaction.ts): one row a day, a summary, blocks of
+ * days. Every answer reads the same before and after, whichever path it takes; an instance that has not
+ * flushed past a day keeps it open; rows written after a day's compaction are added to it.
+ */
+const ENV = {
+  TRUST_PROXY: '1',
+  // The timer compacts only at start: the tests compact when they mean to (visitRecorder.compact).
+  ANALYTICS_HEARTBEAT_INTERVAL_MS: '600000',
+};
+const READS = [
+  '?days=10',
+  '?days=10&source=s&bots=exclude',
+  '?days=10&source=q&bots=exclude&tz=Asia/Kolkata',
+  '?days=10&tz=Asia/Kolkata',
+  '?days=10&tz=America/New_York&source=q',
+  '?days=10&bots=exclude',
+  '?days=7&source=s',
+  '?days=10&format=csv',
+];
+
+eachDatabase('compaction of closed days', (kind) => {
+  let h: Harness;
+  let link: { key: string; id: string; slug: string };
+  const at = async (iso: string, n: number, options: Parameters<typeof visit>[3] = {}, on = h) => {
+    on.clock.ms = Date.parse(iso);
+    await visit(on, link.slug, n, options);
+    await on.app.visitRecorder.flush();
+  };
+  /** Every read of READS, and the campaign's, as the service answers them now. */
+  const answers = async () => {
+    await h.app.visitRecorder.flush();
+    const out: unknown[] = [];
+    for (const query of [...READS.map((q) => `/links/${link.id}/stats${q}`), '/links/stats?tag=spring&days=10'])
+      out.push((await h.request('GET', query, { key: link.key })).text.replace(/"refreshedAt":\d+,/, ''));
+    return out;
+  };
+  const rowsOf = (day: string) =>
+    h.database.db.selectFrom('visit_tallies').select(['writer', 'version']).where('link_id', '=', link.id).where('day', '=', day).execute();
+
+  before(async () => {
+    h = await Harness.start(kind, ENV);
+    const { key } = await h.account();
+    const created = await h.createLink({ target: 'https://example.org/landing', title: 'Poster', tags: 'spring' }, { key });
+    link = { key, id: created.body.id, slug: created.body.slug };
+    // Six days of visits: people and bots, both URLs, three browsers, referrers and networks; some late in the UTC day.
+    await at('2026-11-09T08:10:00Z', 3, { headers: { 'x-forwarded-for': '198.51.100.1', referer: 'https://poster.example/' } });
+    await at('2026-11-10T23:40:00Z', 2, { path: 'q', headers: { 'user-agent': UA.windows, 'x-forwarded-for': '198.51.100.2' } });
+    await at('2026-11-11T12:00:00Z', 4, { headers: { 'user-agent': UA.googlebot } });
+    await at('2026-11-12T04:20:00Z', 5, { path: 'q', headers: { 'user-agent': UA.ipad, 'x-forwarded-for': '203.0.113.9', referer: 'https://mail.example/' } });
+    await at('2026-11-13T18:45:00Z', 1, { headers: { 'x-forwarded-for': '198.51.100.3' } });
+    await at('2026-11-14T23:59:00Z', 6, { path: 'q', headers: { 'x-forwarded-for': '198.51.100.4' } });
+    await at('2026-11-15T11:00:00Z', 2, { headers: { 'x-forwarded-for': '198.51.100.5' } });
+    h.clock.ms = Date.parse('2026-11-15T12:00:00Z');
+  });
+  after(async () => h.close());
+
+  test('a closed day becomes one row with its summary, blocks hold its breakdowns, and every answer reads the same', async () => {
+    const before = await answers();
+    assert.equal((await rowsOf('2026-11-12')).length, 1);
+    assert.notEqual((await rowsOf('2026-11-12'))[0]!.writer, COMPACTED);
+    await h.app.visitRecorder.compact();
+    for (const day of ['2026-11-09', '2026-11-10', '2026-11-11', '2026-11-12', '2026-11-13', '2026-11-14'])
+      assert.deepEqual(
+        (await rowsOf(day)).map((r) => r.writer),
+        [COMPACTED],
+        day,
+      );
+    // Today stays open: its writer writes it whole at each flush.
+    assert.notEqual((await rowsOf('2026-11-15'))[0]!.writer, COMPACTED);
+    const sums = await h.database.db
+      .selectFrom('visit_sums')
+      .select(['level', 'start'])
+      .where('link_id', '=', link.id)
+      .orderBy('level')
+      .orderBy('start')
+      .execute();
+    assert.equal(sums.filter((s) => s.level === 0).length, 6);
+    assert.ok(
+      sums.some((s) => s.level >= 2),
+      JSON.stringify(sums),
+    );
+    // A window's closed days are read as summaries, their breakdowns from blocks.
+    const window = await new KyselyStatsStore(h.database, 0).linkWindow(link.id, '2026-11-06', '2026-11-15');
+    assert.ok(window.blocks.length > 0 && window.blocks.length < 6, `${window.blocks.length} blocks`);
+    assert.equal(window.days.length, 7);
+    assert.deepEqual(await answers(), before);
+    const body = JSON.parse(before[0] as string);
+    assert.deepEqual([body.total, body.daily.filter((d: { total: number }) => d.total > 0).length], [23, 7]);
+  });
+
+  test('an instance that has not flushed past a day keeps it open; what it writes there later is added to the compacted day', async () => {
+    await h.app.visitRecorder.compact();
+    const before = JSON.parse((await answers())[0] as string);
+    // A second instance whose clock is behind, on 12 November: its row of that day sits beside the compacted one.
+    const behind = await Harness.start(kind, ENV, h.database);
+    try {
+      await at('2026-11-12T10:00:00Z', 3, { headers: { 'x-forwarded-for': '192.0.2.7', referer: 'https://late.example/' } }, behind);
+      await h.app.visitRecorder.compact();
+      assert.equal((await rowsOf('2026-11-12')).length, 2, 'the day is open while an instance has not flushed past it');
+      const added = await answers();
+      const body = JSON.parse(added[0] as string);
+      assert.equal(body.total, before.total + 3);
+      assert.deepEqual(
+        body.referrers.find((r: { referrer: string }) => r.referrer === 'late.example'),
+        { referrer: 'late.example', count: 3 },
+      );
+      // Its clock catches up; its next flush carries it past the day, which is compacted again with the blocks over it.
+      behind.clock.ms = h.clock.ms;
+      await behind.app.visitRecorder.flush();
+      await h.app.visitRecorder.compact();
+      assert.deepEqual(
+        (await rowsOf('2026-11-12')).map((r) => [r.writer, Number(r.version)]),
+        [[COMPACTED, 2]],
+      );
+      assert.deepEqual(await answers(), added);
+    } finally {
+      await behind.close({ keepDatabase: true });
+    }
+  });
+
+  test('an instance taken for dead writes the days it had counted as a new writer, so a compacted day is not counted twice', async () => {
+    const other = await Harness.start(kind, ENV, h.database);
+    try {
+      await at('2026-11-13T09:00:00Z', 1, { headers: { 'x-forwarded-for': '192.0.2.8' } }, other);
+      const before = JSON.parse((await answers())[0] as string).total;
+      // Silent too long, it is reaped: its row goes, and the day it wrote closes and is compacted.
+      await h.database.db.deleteFrom('recorder_instances').where('id', '=', other.app.visitRecorder.instanceId).execute();
+      await h.app.visitRecorder.compact();
+      assert.deepEqual(
+        (await rowsOf('2026-11-13')).map((r) => r.writer),
+        [COMPACTED],
+      );
+      // It comes back with one more visit of that day: its old tally must not be written whole over again.
+      await at('2026-11-13T09:05:00Z', 1, { headers: { 'x-forwarded-for': '192.0.2.8' } }, other);
+      assert.equal(JSON.parse((await answers())[0] as string).total, before + 1);
+      other.clock.ms = h.clock.ms;
+      await other.app.visitRecorder.flush();
+      await h.app.visitRecorder.compact();
+      assert.equal(JSON.parse((await answers())[0] as string).total, before + 1);
+    } finally {
+      await other.close({ keepDatabase: true });
+    }
+  });
+
+  test('blocks start at multiples of their length in days since 1970', async () => {
+    const blocks = await h.database.db.selectFrom('visit_sums').select(['level', 'start']).where('level', '>=', 1).execute();
+    for (const block of blocks) assert.equal(dayNumber(block.start) % 2 ** block.level, 0, JSON.stringify(block));
+  });
+});
