@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Dialect } from '../../platform/database/database.js';
 import { holdNamedLock, letOthersRun } from '../../platform/database/additive.js';
 import type { DB } from '../../platform/database/schema.js';
@@ -43,23 +43,16 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect): Promise<num
       .orderBy('link_id')
       .limit(LINK_DAYS_PER_TRANSACTION)
       .execute();
-    const byLink = new Map<string, string[]>();
-    for (const { link_id, day } of open) byLink.set(link_id, [...(byLink.get(link_id) ?? []), day]);
-    for (const [linkId, days] of byLink) {
-      const compacted = new Map<string, FlatCounts[]>();
-      for (const day of days) {
-        compacted.set(day, await compactDay(tx, linkId, day));
-        await letOthersRun(dialect);
-      }
-      const blocks = await LinkBlocks.around(tx, linkId, dayNumber(closed), compacted);
-      for (const day of days) {
-        for (let level = 1; level <= LEVELS; level++) {
-          const size = 2 ** level;
-          const start = dayNumber(day) - (dayNumber(day) % size);
-          // The block before too: one whose last days had no visits is built when a later day is compacted.
-          await blocks.sum(level, start - size);
-          await blocks.sum(level, start);
-        }
+    if (open.length === 0) return 0;
+    const compacted = await compactDays(tx, dialect, open);
+    const blocks = await LinkBlocks.around(tx, dayNumber(closed), compacted);
+    for (const { link_id, day } of open) {
+      for (let level = 1; level <= LEVELS; level++) {
+        const size = 2 ** level;
+        const start = dayNumber(day) - (dayNumber(day) % size);
+        // The block before too: one whose last days had no visits is built when a later day is compacted.
+        await blocks.get(link_id)!.sum(level, start - size);
+        await blocks.get(link_id)!.sum(level, start);
       }
       await letOthersRun(dialect);
     }
@@ -67,38 +60,74 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect): Promise<num
   });
 }
 
-/** A link's day as one compacted row with its summary; the blocks over it emptied. Returns the day's breakdowns. */
-async function compactDay(tx: Tx, linkId: string, day: string): Promise<FlatCounts[]> {
-  const rows = await tx
-    .selectFrom('visit_tallies')
-    .select(['writer', 'version', 'counts', 'visitors'])
-    .where('link_id', '=', linkId)
-    .where('day', '=', day)
+const keyOf = (linkId: string, day: string) => `${linkId}\t${day}`;
+
+/**
+ * Link-days as one compacted row each with its summary, the blocks over them emptied: a few
+ * statements for them all. Returns each link's days' breakdowns.
+ */
+async function compactDays(tx: Tx, dialect: Dialect, linkDays: { link_id: string; day: string }[]): Promise<Map<string, Map<string, FlatCounts[]>>> {
+  const wanted = new Set(linkDays.map(({ link_id, day }) => keyOf(link_id, day)));
+  const days = [...new Set(linkDays.map(({ day }) => day))];
+  const read = (
+    await tx
+      .selectFrom('visit_tallies')
+      .select(['link_id', 'day', 'writer', 'version', 'counts', 'visitors'])
+      .where('link_id', 'in', [...new Set(linkDays.map(({ link_id }) => link_id))])
+      .where('day', 'in', days)
+      .execute()
+  ).filter((row) => wanted.has(keyOf(row.link_id, row.day)));
+  const rowsOf = new Map<string, typeof read>();
+  for (const row of read) rowsOf.set(keyOf(row.link_id, row.day), [...(rowsOf.get(keyOf(row.link_id, row.day)) ?? []), row]);
+  const tallies = [];
+  const summaries = [];
+  const out = new Map<string, Map<string, FlatCounts[]>>();
+  for (const { link_id, day } of linkDays) {
+    const rows = rowsOf.get(keyOf(link_id, day))!;
+    const version = 1 + Math.max(0, ...rows.filter((row) => row.writer === COMPACTED).map((row) => Number(row.version)));
+    const { counts, visitors, summary } = new DayTotals(day, rows).compacted();
+    tallies.push({ link_id, day, writer: COMPACTED, version, counts, visitors });
+    summaries.push({ link_id, level: 0, start: day, version, summary, counts: null });
+    if (!out.has(link_id)) out.set(link_id, new Map());
+    out.get(link_id)!.set(day, parseBreakdowns(counts));
+    await letOthersRun(dialect);
+  }
+  const each =
+    <T>(list: T[], where: (eb: ExpressionBuilder<DB, 'visit_tallies' | 'visit_sums'>, item: T) => Expression<SqlBool>) =>
+    (eb: ExpressionBuilder<DB, 'visit_tallies' | 'visit_sums'>) =>
+      eb.or(list.map((item) => where(eb, item)));
+  await tx
+    .deleteFrom('visit_tallies')
+    .where('writer', '<>', COMPACTED)
+    .where(each(linkDays, (eb, { link_id, day }) => eb.and([eb('link_id', '=', link_id), eb('day', '=', day)])))
     .execute();
-  const version = 1 + Math.max(0, ...rows.filter((row) => row.writer === COMPACTED).map((row) => Number(row.version)));
-  const { counts, visitors, summary } = new DayTotals(day, rows).compacted();
-  await tx.deleteFrom('visit_tallies').where('link_id', '=', linkId).where('day', '=', day).where('writer', '<>', COMPACTED).execute();
   await tx
     .insertInto('visit_tallies')
-    .values({ link_id: linkId, day, writer: COMPACTED, version, counts, visitors })
-    .onConflict((oc) => oc.columns(['link_id', 'day', 'writer']).doUpdateSet({ version, counts, visitors }))
+    .values(tallies)
+    .onConflict((oc) =>
+      oc
+        .columns(['link_id', 'day', 'writer'])
+        .doUpdateSet((eb) => ({ version: eb.ref('excluded.version'), counts: eb.ref('excluded.counts'), visitors: eb.ref('excluded.visitors') })),
+    )
     .execute();
   await tx
     .insertInto('visit_sums')
-    .values({ link_id: linkId, level: 0, start: day, version, summary, counts: null })
-    .onConflict((oc) => oc.columns(['link_id', 'level', 'start']).doUpdateSet({ version, summary }))
+    .values(summaries)
+    .onConflict((oc) =>
+      oc.columns(['link_id', 'level', 'start']).doUpdateSet((eb) => ({ version: eb.ref('excluded.version'), summary: eb.ref('excluded.summary') })),
+    )
     .execute();
-  // Blocks over the day added it up without these rows (a day compacted again, or empty when they were built).
-  for (let level = 1; level <= LEVELS; level++)
-    await tx
-      .updateTable('visit_sums')
-      .set({ counts: null, version: sql<number>`version + 1` })
-      .where('link_id', '=', linkId)
-      .where('level', '=', level)
-      .where('start', '=', dayOfNumber(dayNumber(day) - (dayNumber(day) % 2 ** level)))
-      .where('counts', 'is not', null)
-      .execute();
-  return parseBreakdowns(counts);
+  // Blocks over the days added them up without these rows (a day compacted again, or empty when they were built).
+  const over = linkDays.flatMap(({ link_id, day }) =>
+    Array.from({ length: LEVELS }, (_, i) => ({ link_id, level: i + 1, start: dayOfNumber(dayNumber(day) - (dayNumber(day) % 2 ** (i + 1))) })),
+  );
+  await tx
+    .updateTable('visit_sums')
+    .set({ counts: null, version: sql<number>`version + 1` })
+    .where('counts', 'is not', null)
+    .where(each(over, (eb, { link_id, level, start }) => eb.and([eb('link_id', '=', link_id), eb('level', '=', level), eb('start', '=', start)])))
+    .execute();
+  return out;
 }
 
 /** Nothing to add up: no visits in the span. */
@@ -123,27 +152,31 @@ class LinkBlocks {
     private readonly open: number,
   ) {}
 
-  /** The blocks that may hold `days` (compacted, their breakdowns given), and those before them at each level. */
-  static async around(tx: Tx, linkId: string, open: number, days: Map<string, FlatCounts[]>): Promise<LinkBlocks> {
-    const blocks = new LinkBlocks(tx, linkId, open);
-    const numbers = [...days.keys()].map(dayNumber);
+  /** Per link, the blocks that may hold its compacted `days` (their breakdowns given), and those before them at each level. */
+  static async around(tx: Tx, open: number, links: Map<string, Map<string, FlatCounts[]>>): Promise<Map<string, LinkBlocks>> {
+    const numbers = [...links.values()].flatMap((days) => [...days.keys()].map(dayNumber));
     const size = 2 ** LEVELS;
     const [from, to] = [dayOfNumber(Math.min(...numbers) - (Math.min(...numbers) % size) - size), dayOfNumber(Math.max(...numbers) + size)];
+    const ids = [...links.keys()];
     const [rows, stored] = await Promise.all([
-      tx.selectFrom('visit_tallies').select(['day', 'writer']).where('link_id', '=', linkId).where('day', '>=', from).where('day', '<=', to).execute(),
+      tx.selectFrom('visit_tallies').select(['link_id', 'day', 'writer']).where('link_id', 'in', ids).where('day', '>=', from).where('day', '<=', to).execute(),
       tx
         .selectFrom('visit_sums')
-        .select(['level', 'start'])
-        .where('link_id', '=', linkId)
+        .select(['link_id', 'level', 'start'])
+        .where('link_id', 'in', ids)
         .where('level', '>=', 1)
         .where('start', '>=', from)
         .where('start', '<=', to)
         .where('counts', 'is not', null)
         .execute(),
     ]);
-    for (const row of rows) blocks.days.set(dayNumber(row.day), (blocks.days.get(dayNumber(row.day)) ?? true) && row.writer === COMPACTED);
-    for (const block of stored) blocks.stored.add(`${block.level}:${dayNumber(block.start)}`);
-    for (const [day, counts] of days) blocks.known.set(`0:${dayNumber(day)}`, counts);
+    const blocks = new Map(ids.map((id) => [id, new LinkBlocks(tx, id, open)]));
+    for (const row of rows) {
+      const { days } = blocks.get(row.link_id)!;
+      days.set(dayNumber(row.day), (days.get(dayNumber(row.day)) ?? true) && row.writer === COMPACTED);
+    }
+    for (const block of stored) blocks.get(block.link_id)!.stored.add(`${block.level}:${dayNumber(block.start)}`);
+    for (const [id, days] of links) for (const [day, counts] of days) blocks.get(id)!.known.set(`0:${dayNumber(day)}`, counts);
     return blocks;
   }
 
