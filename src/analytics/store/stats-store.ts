@@ -49,7 +49,13 @@ export class KyselyStatsStore implements StatsStore {
   async linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDayVisitors[]>> {
     const days = new Map<string, LinkDayVisitors[]>(linkIds.map((id) => [id, []]));
     if (linkIds.length === 0) return days;
-    const keys = await this.db
+    for (const day of await this.fullDays(stampsOf(await this.rowKeys(linkIds, fromDay, toDay)))) days.get(day.linkId)!.push(day);
+    return days;
+  }
+
+  /** The keys and versions of the links' rows of [fromDay, toDay], by link, day and writer. */
+  private rowKeys(linkIds: readonly string[], fromDay: string, toDay: string) {
+    return this.db
       .selectFrom('visit_tallies')
       .select(['link_id', 'day', 'writer', 'version'])
       .where('link_id', 'in', linkIds)
@@ -59,8 +65,6 @@ export class KyselyStatsStore implements StatsStore {
       .orderBy('day')
       .orderBy('writer')
       .execute();
-    for (const day of await this.fullDays(stampsOf(keys))) days.get(day.linkId)!.push(day);
-    return days;
   }
 
   /**
@@ -123,15 +127,7 @@ export class KyselyStatsStore implements StatsStore {
    */
   private async readWindow(linkId: string, fromDay: string, toDay: string): Promise<LinkWindow | undefined> {
     const [rows, stored] = await Promise.all([
-      this.db
-        .selectFrom('visit_tallies')
-        .select(['link_id', 'day', 'writer', 'version'])
-        .where('link_id', '=', linkId)
-        .where('day', '>=', fromDay)
-        .where('day', '<=', toDay)
-        .orderBy('day')
-        .orderBy('writer')
-        .execute(),
+      this.rowKeys([linkId], fromDay, toDay),
       this.db
         .selectFrom('visit_sums')
         .select(['level', 'start', 'version'])
