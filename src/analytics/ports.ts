@@ -70,8 +70,8 @@ export interface RecordingStore {
   /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap (visit-gaps.ts). */
   reapSilent(staleBefore: number, now: number, self: string): Promise<number>;
   leave(instanceId: string): Promise<void>;
-  /** Compacts closed days (store/compaction.ts), some at a time: how many link-days, 0 when none was left. */
-  compact(): Promise<number>;
+  /** Compacts closed days (store/compaction.ts), some at a time: how many link-days, 0 when none was left or (without `wait`) another instance is compacting. */
+  compact(wait?: boolean): Promise<number>;
 }
 
 export interface Gap {

@@ -151,8 +151,29 @@ eachDatabase('compaction of closed days', (kind) => {
     }
   });
 
-  test('blocks start at multiples of their length in days since 1970', async () => {
-    const blocks = await h.database.db.selectFrom('visit_sums').select(['level', 'start']).where('level', '>=', 1).execute();
-    for (const block of blocks) assert.equal(dayNumber(block.start) % 2 ** block.level, 0, JSON.stringify(block));
+  test('a 90-day window of closed days takes its breakdowns from a few large blocks, each starting at a multiple of its length', async () => {
+    const { key } = await h.account();
+    const created = await h.createLink({ target: 'https://example.org/season', title: 'Season' }, { key });
+    const season = { key, id: created.body.id as string, slug: created.body.slug as string };
+    // A visit a day for forty days before the 15th, from a new network each day.
+    for (let day = 40; day >= 1; day--) {
+      h.clock.ms = Date.parse('2026-11-15T09:00:00Z') - day * 86_400_000;
+      await visit(h, season.slug, 1, { headers: { 'x-forwarded-for': `198.18.${day}.1`, referer: `https://site${day % 3}.example/` } });
+      await h.app.visitRecorder.flush();
+    }
+    h.clock.ms = Date.parse('2026-11-15T12:00:00Z');
+    const read = async () => {
+      await h.app.visitRecorder.flush();
+      return (await h.request('GET', `/links/${season.id}/stats?days=90&tz=America/New_York`, { key })).text.replace(/"refreshedAt":\d+,/, '');
+    };
+    const before = await read();
+    await h.app.visitRecorder.compact();
+    const window = await new KyselyStatsStore(h.database, 0).linkWindow(season.id, '2026-08-17', '2026-11-15');
+    const levels = window.blocks.map((block) => Number(block.stamp.split('\t')[2]));
+    assert.ok(levels.some((level) => level >= 4) && window.blocks.length <= 6, `blocks of levels ${levels.join(', ')}`);
+    const starts = await h.database.db.selectFrom('visit_sums').select(['level', 'start']).where('link_id', '=', season.id).where('level', '>=', 1).execute();
+    for (const block of starts) assert.equal(dayNumber(block.start) % 2 ** block.level, 0, JSON.stringify(block));
+    assert.equal(await read(), before);
+    assert.equal(JSON.parse(before).total, 40);
   });
 });

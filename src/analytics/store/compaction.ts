@@ -19,13 +19,14 @@ const LINK_DAYS_PER_TRANSACTION = 50;
  * its rows added up, with its summary (visit_sums level 0: quarter hours and unique visitors); and
  * blocks of 2^n closed days (levels 1 to LEVELS) hold their breakdowns added up, built from their halves.
  * A read of a 90-day window thus parses a few blocks and ninety small summaries instead of ninety
- * days of counts and sketches. One transaction compacts at a time (a named lock); rows that appear for
+ * days of counts and sketches. One transaction compacts at a time (a named lock; the others skip their turn); rows that appear for
  * a day already compacted (an instance that was taken for dead and came back) are added to it the
  * next time round, and the blocks over it emptied and built again. Returns the link-days compacted.
  */
-export async function compactSome(db: Kysely<DB>, dialect: Dialect): Promise<number> {
+export async function compactSome(db: Kysely<DB>, dialect: Dialect, wait = false): Promise<number> {
   return db.transaction().execute(async (tx) => {
-    await holdNamedLock(tx, dialect, 'visit compaction');
+    // Another instance compacting: its turn; this one's flushes must not queue behind it.
+    if (!(await holdNamedLock(tx, dialect, 'visit compaction', wait))) return 0;
     const running = await tx
       .selectFrom('recorder_instances')
       .select((eb) => eb.fn.min<number>('flushed_to').as('at'))
@@ -45,7 +46,7 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect): Promise<num
       .execute();
     if (open.length === 0) return 0;
     const compacted = await compactDays(tx, dialect, open);
-    const blocks = await LinkBlocks.around(tx, dayNumber(closed), compacted);
+    const blocks = await LinkBlocks.around(tx, dialect, dayNumber(closed), compacted);
     for (const { link_id, day } of open) {
       for (let level = 1; level <= LEVELS; level++) {
         const size = 2 ** level;
@@ -62,21 +63,35 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect): Promise<num
 
 const keyOf = (linkId: string, day: string) => `${linkId}\t${day}`;
 
+/** The blocks (levels 1 to LEVELS) of these links that start in [from, to] and hold their counts: keys and versions. */
+export function storedBlocks(db: Kysely<DB>, linkIds: readonly string[], from: string, to: string) {
+  return db
+    .selectFrom('visit_sums')
+    .select(['link_id', 'level', 'start', 'version'])
+    .where('link_id', 'in', linkIds)
+    .where('level', '>=', 1)
+    .where('start', '>=', from)
+    .where('start', '<=', to)
+    .where('counts', 'is not', null)
+    .execute();
+}
+
 /**
  * Link-days as one compacted row each with its summary, the blocks over them emptied: a few
  * statements for them all. Returns each link's days' breakdowns.
  */
 async function compactDays(tx: Tx, dialect: Dialect, linkDays: { link_id: string; day: string }[]): Promise<Map<string, Map<string, FlatCounts[]>>> {
-  const wanted = new Set(linkDays.map(({ link_id, day }) => keyOf(link_id, day)));
-  const days = [...new Set(linkDays.map(({ day }) => day))];
-  const read = (
-    await tx
-      .selectFrom('visit_tallies')
-      .select(['link_id', 'day', 'writer', 'version', 'counts', 'visitors'])
-      .where('link_id', 'in', [...new Set(linkDays.map(({ link_id }) => link_id))])
-      .where('day', 'in', days)
-      .execute()
-  ).filter((row) => wanted.has(keyOf(row.link_id, row.day)));
+  const each =
+    <T>(list: T[], where: (eb: ExpressionBuilder<DB, 'visit_tallies' | 'visit_sums'>, item: T) => Expression<SqlBool>) =>
+    (eb: ExpressionBuilder<DB, 'visit_tallies' | 'visit_sums'>) =>
+      eb.or(list.map((item) => where(eb, item)));
+  const ofLinkDays = each(linkDays, (eb, { link_id, day }) => eb.and([eb('link_id', '=', link_id), eb('day', '=', day)]));
+  // The writers' rows are added up as the delete hands them back: a row another instance commits meanwhile stays, for next time.
+  const columns = ['link_id', 'day', 'writer', 'version', 'counts', 'visitors'] as const;
+  const read = [
+    ...(await tx.deleteFrom('visit_tallies').where('writer', '<>', COMPACTED).where(ofLinkDays).returning(columns).execute()),
+    ...(await tx.selectFrom('visit_tallies').select(columns).where('writer', '=', COMPACTED).where(ofLinkDays).execute()),
+  ];
   const rowsOf = new Map<string, typeof read>();
   for (const row of read) rowsOf.set(keyOf(row.link_id, row.day), [...(rowsOf.get(keyOf(row.link_id, row.day)) ?? []), row]);
   const tallies = [];
@@ -92,15 +107,6 @@ async function compactDays(tx: Tx, dialect: Dialect, linkDays: { link_id: string
     out.get(link_id)!.set(day, parseBreakdowns(counts));
     await letOthersRun(dialect);
   }
-  const each =
-    <T>(list: T[], where: (eb: ExpressionBuilder<DB, 'visit_tallies' | 'visit_sums'>, item: T) => Expression<SqlBool>) =>
-    (eb: ExpressionBuilder<DB, 'visit_tallies' | 'visit_sums'>) =>
-      eb.or(list.map((item) => where(eb, item)));
-  await tx
-    .deleteFrom('visit_tallies')
-    .where('writer', '<>', COMPACTED)
-    .where(each(linkDays, (eb, { link_id, day }) => eb.and([eb('link_id', '=', link_id), eb('day', '=', day)])))
-    .execute();
   await tx
     .insertInto('visit_tallies')
     .values(tallies)
@@ -147,30 +153,23 @@ class LinkBlocks {
 
   private constructor(
     private readonly tx: Tx,
+    private readonly dialect: Dialect,
     private readonly linkId: string,
     /** The first day (days since 1970) that is not closed. */
     private readonly open: number,
   ) {}
 
   /** Per link, the blocks that may hold its compacted `days` (their breakdowns given), and those before them at each level. */
-  static async around(tx: Tx, open: number, links: Map<string, Map<string, FlatCounts[]>>): Promise<Map<string, LinkBlocks>> {
+  static async around(tx: Tx, dialect: Dialect, open: number, links: Map<string, Map<string, FlatCounts[]>>): Promise<Map<string, LinkBlocks>> {
     const numbers = [...links.values()].flatMap((days) => [...days.keys()].map(dayNumber));
     const size = 2 ** LEVELS;
     const [from, to] = [dayOfNumber(Math.min(...numbers) - (Math.min(...numbers) % size) - size), dayOfNumber(Math.max(...numbers) + size)];
     const ids = [...links.keys()];
     const [rows, stored] = await Promise.all([
       tx.selectFrom('visit_tallies').select(['link_id', 'day', 'writer']).where('link_id', 'in', ids).where('day', '>=', from).where('day', '<=', to).execute(),
-      tx
-        .selectFrom('visit_sums')
-        .select(['link_id', 'level', 'start'])
-        .where('link_id', 'in', ids)
-        .where('level', '>=', 1)
-        .where('start', '>=', from)
-        .where('start', '<=', to)
-        .where('counts', 'is not', null)
-        .execute(),
+      storedBlocks(tx, ids, from, to),
     ]);
-    const blocks = new Map(ids.map((id) => [id, new LinkBlocks(tx, id, open)]));
+    const blocks = new Map(ids.map((id) => [id, new LinkBlocks(tx, dialect, id, open)]));
     for (const row of rows) {
       const { days } = blocks.get(row.link_id)!;
       days.set(dayNumber(row.day), (days.get(dayNumber(row.day)) ?? true) && row.writer === COMPACTED);
@@ -236,6 +235,7 @@ class LinkBlocks {
       .values({ link_id: this.linkId, level, start: dayOfNumber(start), version: 1, summary: null, counts: json })
       .onConflict((oc) => oc.columns(['link_id', 'level', 'start']).doUpdateSet({ counts: json, version: sql<number>`visit_sums.version + 1` }))
       .execute();
+    await letOthersRun(this.dialect);
     return counts;
   }
 }

@@ -56,8 +56,14 @@ export class KyselyRecordingStore implements RecordingStore {
         .transaction()
         .execute(async (tx) => {
           // Taken for dead and reaped: its rows of closed days may be compacted, and must not be written whole again.
-          if (this.joined && (await tx.selectFrom('recorder_instances').select('id').where('id', '=', batch.instanceId).executeTakeFirst()) === undefined)
-            this.tallies.forget();
+          // Its row is written first, so that a reaping waits for this flush and then finds it alive.
+          const alive = await tx
+            .updateTable('recorder_instances')
+            .set({ beat_at: batch.now })
+            .where('id', '=', batch.instanceId)
+            .returning('id')
+            .executeTakeFirst();
+          if (this.joined && alive === undefined) this.tallies.forget();
           for (const day of days.keys()) await lockDay(tx, day);
           const grants = new Map<string, DayGrant>();
           for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
@@ -153,8 +159,8 @@ export class KyselyRecordingStore implements RecordingStore {
     return this.db.transaction().execute((tx) => reapSilentInstances(tx, staleBefore, now, self));
   }
 
-  compact(): Promise<number> {
-    return compactSome(this.db, this.dialect);
+  compact(wait = false): Promise<number> {
+    return compactSome(this.db, this.dialect, wait);
   }
 
   async leave(instanceId: string): Promise<void> {

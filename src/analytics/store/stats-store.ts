@@ -4,6 +4,7 @@ import type { Database } from '../../platform/database/database.js';
 import type { Block, Gap, GapReason, LinkDayVisitors, LinkWindow, StatsStore, TaggedLink } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import { holdsTag } from '../../links/link-tags.js';
+import { storedBlocks } from './compaction.js';
 import { compare, COMPACTED, DaySummary, dayNumber, dayOfNumber, DayTotals, LEVELS, parseBreakdowns } from '../counts.js';
 
 const toGap = (r: { link_id: string | null; from_ms: number; to_ms: number; reason: string }): Gap => ({
@@ -81,24 +82,18 @@ export class KyselyStatsStore implements StatsStore {
       else stale.push(key.split('\t') as [string, string]);
     }
     if (stale.length > 0) {
-      const read = await this.db
-        .selectFrom('visit_tallies')
-        .select(['link_id', 'day', 'writer', 'version', 'counts', 'visitors'])
-        .where('link_id', 'in', [...new Set(stale.map(([link]) => link))])
-        .where(
-          'day',
-          '>=',
-          stale.map(([, day]) => day).reduce((a, b) => (a < b ? a : b)),
-        )
-        .where(
-          'day',
-          '<=',
-          stale.map(([, day]) => day).reduce((a, b) => (a > b ? a : b)),
-        )
-        .orderBy('link_id')
-        .orderBy('day')
-        .orderBy('writer')
-        .execute();
+      const wanted = new Set(stale.map(([link, day]) => `${link}\t${day}`));
+      const read = (
+        await this.db
+          .selectFrom('visit_tallies')
+          .select(['link_id', 'day', 'writer', 'version', 'counts', 'visitors'])
+          .where('link_id', 'in', [...new Set(stale.map(([link]) => link))])
+          .where('day', 'in', [...new Set(stale.map(([, day]) => day))])
+          .orderBy('link_id')
+          .orderBy('day')
+          .orderBy('writer')
+          .execute()
+      ).filter((row) => wanted.has(`${row.link_id}\t${row.day}`));
       for (let i = 0, j = 0; i < read.length; i = j) {
         while (j < read.length && read[j]!.link_id === read[i]!.link_id && read[j]!.day === read[i]!.day) j++;
         const rows = read.slice(i, j);
@@ -126,18 +121,9 @@ export class KyselyStatsStore implements StatsStore {
    * a compaction changed what it read between its queries.
    */
   private async readWindow(linkId: string, fromDay: string, toDay: string): Promise<LinkWindow | undefined> {
-    const [rows, stored] = await Promise.all([
-      this.rowKeys([linkId], fromDay, toDay),
-      this.db
-        .selectFrom('visit_sums')
-        .select(['level', 'start', 'version'])
-        .where('link_id', '=', linkId)
-        .where('level', '>=', 1)
-        .where('start', '>=', fromDay)
-        .where('start', '<=', toDay)
-        .where('counts', 'is not', null)
-        .execute(),
-    ]);
+    // Blocks first: a block built again after this query has another version, which blocks() finds.
+    const stored = await storedBlocks(this.db, [linkId], fromDay, toDay);
+    const rows = await this.rowKeys([linkId], fromDay, toDay);
     const versions = new Map(stored.map((block) => [`${block.level}\t${block.start}`, Number(block.version)]));
     // Per day of the window (from its first): undefined without counts; the compacted row's version where it alone holds the day (its summary's too), else 0.
     const first = dayNumber(fromDay);

@@ -52,8 +52,15 @@ export async function raiseColumn(
 
 /**
  * PostgreSQL: takes the lock named `name` until the transaction ends, so that one transaction at a
- * time does the work it guards (an advisory lock). SQLite's one writer at a time needs none.
+ * time does the work it guards (an advisory lock), waiting for it or, without `wait`, answering false
+ * when another holds it. SQLite's one writer at a time needs none.
  */
-export async function holdNamedLock(tx: QueryExecutorProvider, dialect: Dialect, name: string): Promise<void> {
-  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(tx);
+export async function holdNamedLock(tx: QueryExecutorProvider, dialect: Dialect, name: string, wait: boolean): Promise<boolean> {
+  if (dialect !== 'postgres') return true;
+  if (wait) {
+    await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(tx);
+    return true;
+  }
+  const { rows } = await sql<{ held: boolean }>`select pg_try_advisory_xact_lock(hashtext(${name})) as held`.execute(tx);
+  return rows[0]!.held;
 }
