@@ -39,7 +39,6 @@ export function quarterOf(time: number): string {
 }
 /** The quarter hour `HH:MM` as its place in the day, 0 to 95. */
 const quarterIndex = (quarter: string) => 4 * Number(quarter.slice(0, 2)) + Number(quarter.slice(3, 5)) / 15;
-const quarterName = (index: number) => `${String(index >> 2).padStart(2, '0')}:${String(15 * (index & 3)).padStart(2, '0')}`;
 
 /** The writer of a closed day's one row: all its writers' rows added up (store/compaction.ts). */
 export const COMPACTED = '*';
@@ -240,10 +239,10 @@ export class DayTotals implements LinkDayVisitors {
     const time: (string | number)[] = [];
     for (let quarter = 0; quarter < 96; quarter++) {
       const n = Array.from(this.quarters.subarray(4 * quarter, 4 * quarter + 4));
-      if (n.some((count) => count > 0)) time.push(quarterName(quarter), ...n);
+      if (n.some((count) => count > 0)) time.push(quarterOf(quarter * QUARTER_MS), ...n);
     }
     const counts = Object.fromEntries(DIMENSIONS.map((dimension, d) => [dimension, d === 0 ? time : this.counts[d]]));
-    // The columns' sketches, then each set of columns' union from a smaller set's and one column more.
+    // Each column's sketch (the stored form), then the union of each set of columns a request can ask for.
     const columns = [0, 1, 2, 3].map((at) => {
       const sketch = emptySketch();
       this.mergeVisitors(sketch, 1 << at);

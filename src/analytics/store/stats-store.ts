@@ -71,7 +71,7 @@ export class KyselyStatsStore implements StatsStore {
   /**
    * Per link and day (in that order, keyed `link\tday`) its stamp: the days added up from their rows,
    * kept ones as they are while their stamps hold, the others (today's, on a link with visits) read
-   * again with the days after them.
+   * again.
    */
   private async fullDays(stamps: Map<string, string>): Promise<DayTotals[]> {
     const found = new Map<string, DayTotals>();
