@@ -217,6 +217,7 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
       await page.goto('/app/campaigns/autumn');
       await until('the campaign’s chart is drawn', async () => (await page.locator('.campaign-daily canvas').count()) === 1, 20_000);
       found.push(...(await axeInBothModes(page, `campaign at ${width} px`)));
+      if (width === 1280) assert.deepEqual(await clippedTables(page), [], 'the campaign’s daily table fits its box');
       await screenshot(page, `campaign-${width}`, world.shots);
       await page.emulateMedia({ colorScheme: 'dark' });
       await screenshot(page, `campaign-${width}-dark`, world.shots);
@@ -226,11 +227,19 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
       await page.getByRole('table', { name: 'Countries' }).waitFor();
       await until('nothing is loading any more', async () => (await page.locator('.busy').count()) === 0, 20_000);
       found.push(...(await axeInBothModes(page, `link page at ${width} px`)));
+      if (width === 1280) assert.deepEqual(await clippedTables(page), [], 'the link’s daily table fits its box');
       await screenshot(page, `link-analytics-${width}`, world.shots);
     }
     assert.deepEqual(found, []);
   });
 });
+
+/** The captions of daily tables wider than the box that scrolls them: a column cut off at the edge. */
+function clippedTables(page: Page): Promise<string[]> {
+  return page
+    .locator('.daily-table')
+    .evaluateAll((boxes) => boxes.filter((box) => box.scrollWidth > box.clientWidth).map((box) => box.querySelector('caption')?.textContent ?? '?'));
+}
 
 async function cells(row: ReturnType<Page['getByRole']>): Promise<string[]> {
   return (await row.locator('th, td').allInnerTexts()).map((text) => text.trim());
