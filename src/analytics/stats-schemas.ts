@@ -72,7 +72,9 @@ export const Stats = Type.Object(
           s: Count('Through /s/'),
           q: Count('Through /q/ (QR)'),
           bots: Count('Of the day’s visits, those by bots (0 with `bots=exclude`)'),
-          visitors: Count('Unique visitors that day, estimated (a standard error of about 1.6%): a network and user agent, counted once a day'),
+          visitors: Count(
+            'Unique visitors that day, estimated (a standard error of about 1.6%): a network and user agent, counted once a UTC day; with `tz`, a UTC day’s count is shared among the dates its visits fall on, by their visits',
+          ),
           hours: Type.Array(Count('Visits in the hour'), {
             minItems: 24,
             maxItems: 24,

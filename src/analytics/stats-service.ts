@@ -88,13 +88,17 @@ export class StatsService {
       this.deps.store.gaps(ids, w.from, w.to, Math.min(...links.map((l) => l.createdAt))),
     ]);
     // A day's sketches of all the links merge: one person through two of them that day counts once.
-    const campaign = new Map<string, Sketch>();
+    const campaign = new Map<string, { sketch: Sketch; quarters: Float64Array[] }>();
     const listed = links.map((link) => {
       const linkDays = days.get(link.id)!;
       const daily = w.daily(linkDays);
       const s = daily.reduce((n, d) => n + d.s, 0);
       const q = daily.reduce((n, d) => n + d.q, 0);
-      for (const day of linkDays) day.mergeVisitors(campaign.get(day.day) ?? campaign.set(day.day, emptySketch()).get(day.day)!, w.mask);
+      for (const day of linkDays) {
+        const merged = campaign.get(day.day) ?? campaign.set(day.day, { sketch: emptySketch(), quarters: [] }).get(day.day)!;
+        day.mergeVisitors(merged.sketch, w.mask);
+        merged.quarters.push(day.quarters);
+      }
       const visitors = daily.reduce((n, d) => n + d.visitors, 0);
       return { id: link.id, slug: link.slug, title: link.title, total: s + q, s, q, visitors, daily: daily.map((d) => ({ date: d.date, s: d.s, q: d.q })) };
     });
@@ -109,8 +113,12 @@ export class StatsService {
       total: s + q,
       s,
       q,
-      // The unique visitors of the window's dates, as a link's page sums them.
-      visitors: w.dates.reduce((n, date) => n + (campaign.has(date) ? estimate(campaign.get(date)!) : 0), 0),
+      // Each UTC day's, the share of it on the window's dates by all the links' visits (StatsWindow.visitorsByDate), as a link's page sums them.
+      visitors: [...campaign].reduce(
+        (n, [day, { sketch, quarters }]) =>
+          w.visitorsByDate(day, quarters, estimate(sketch)).reduce((sum, [date, visitors]) => sum + (w.dates[date] === undefined ? 0 : visitors), n),
+        0,
+      ),
       links: listed,
       gaps: gaps.filter(shownWith(w)),
     };

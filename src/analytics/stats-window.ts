@@ -45,6 +45,8 @@ export class StatsWindow {
   readonly mask: number;
   /** What the sums of the window's days depend on besides the days: zone, start, length and columns. */
   readonly shape: string;
+  /** Per UTC day, where its quarter hours fall in the window (placesOf). */
+  private readonly places = new Map<string, { midnight: number; dates: Int32Array; hours: Uint8Array }>();
 
   constructor(
     readonly request: StatsRequest,
@@ -84,28 +86,22 @@ export class StatsWindow {
 
   /**
    * Adds UTC days to the daily series `days`: their quarter hours' visits to the local days and hours
-   * they fall in; their unique visitors to the date of the same name (the salt changes at midnight UTC,
-   * so each UTC day has its sketch).
+   * they fall in; each UTC day's unique visitors shared among the local dates it reaches
+   * (visitorsByDate).
    */
   addDays(days: Day[], linkDays: readonly LinkDay[]): void {
-    // By day number (days since 1970) of the local date: no date string per quarter hour.
-    const first = Math.floor(Date.parse(`${this.dates[0]}T00:00:00Z`) / DAY_MS);
+    const { columns } = this;
     for (const linkDay of linkDays) {
-      const midnight = Date.parse(`${linkDay.day}T00:00:00Z`);
-      const named = days[midnight / DAY_MS - first];
-      if (named !== undefined) named.visitors += linkDay.visitors(this.mask);
+      for (const [date, visitors] of this.visitorsByDate(linkDay.day, [linkDay.quarters], linkDay.visitors(this.mask))) {
+        if (days[date] !== undefined) days[date].visitors += visitors;
+      }
+      const { midnight, dates, hours } = this.placesOf(linkDay.day);
       const n = linkDay.quarters;
-      const { columns } = this;
-      // A zone's offset changes at most once a day: the same at both ends, it holds all day.
-      const offset = this.clock.offset(midnight);
-      const steady = offset === this.clock.offset(midnight + DAY_MS - 1);
       for (let quarter = 0; quarter < 96; quarter++) {
         const time = midnight + quarter * QUARTER_MS;
-        if (time < this.from || time > this.to) continue;
-        const local = time + (steady ? offset : this.clock.offset(time));
-        const day = days[Math.floor(local / DAY_MS) - first];
-        if (day === undefined) continue;
-        const hour = Math.floor((local % DAY_MS) / HOUR_MS);
+        const day = days[dates[quarter]!];
+        if (day === undefined || time < this.from || time > this.to) continue;
+        const hour = hours[quarter]!;
         for (let i = 0; i < columns.length; i++) {
           const c = columns[i]!;
           const count = n[4 * quarter + c]!;
@@ -117,5 +113,49 @@ export class StatsWindow {
         }
       }
     }
+  }
+
+  /**
+   * A UTC day's unique visitors (one sketch a UTC day: the salt changes at midnight UTC) per local date
+   * it reaches (an index into `dates`, outside it before or after the window), in proportion to the
+   * day's visits there (of the request's columns, in `quarters`: one or several links' counts), rounded
+   * by largest remainder so that they add up to `visitors`. A date without visits thus shows none, and
+   * no more than its visits while the estimate is not above the day's visits.
+   */
+  visitorsByDate(day: string, quarters: readonly ArrayLike<number>[], visitors: number): [date: number, visitors: number][] {
+    const { dates } = this.placesOf(day);
+    const visits: [date: number, visits: number][] = [];
+    for (let quarter = 0; quarter < 96; quarter++) {
+      if (visits.at(-1)?.[0] !== dates[quarter]) visits.push([dates[quarter]!, 0]);
+      for (const n of quarters) visits.at(-1)![1] += this.sum(n as number[], 4 * quarter);
+    }
+    const all = visits.reduce((sum, [, n]) => sum + n, 0);
+    if (all === 0 || visitors === 0) return [];
+    const shares = visits.map(([date, n]) => ({ date, exact: (visitors * n) / all, whole: Math.floor((visitors * n) / all) }));
+    let left = visitors - shares.reduce((sum, share) => sum + share.whole, 0);
+    for (const share of [...shares].sort((x, y) => y.exact - y.whole - (x.exact - x.whole) || x.date - y.date)) if (left-- > 0) share.whole++;
+    return shares.map(({ date, whole }) => [date, whole]);
+  }
+
+  /** Per quarter hour of a UTC day: its local date (an index into `dates`, outside it before or after the window) and hour. */
+  private placesOf(day: string): { midnight: number; dates: Int32Array; hours: Uint8Array } {
+    let places = this.places.get(day);
+    if (places === undefined) {
+      // By day number (days since 1970) of the local date: no date string per quarter hour.
+      const first = Math.floor(Date.parse(`${this.dates[0]}T00:00:00Z`) / DAY_MS);
+      const midnight = Date.parse(`${day}T00:00:00Z`);
+      // A zone's offset changes at most once a day: the same at both ends, it holds all day.
+      const offset = this.clock.offset(midnight);
+      const steady = offset === this.clock.offset(midnight + DAY_MS - 1);
+      places = { midnight, dates: new Int32Array(96), hours: new Uint8Array(96) };
+      for (let quarter = 0; quarter < 96; quarter++) {
+        const time = midnight + quarter * QUARTER_MS;
+        const local = time + (steady ? offset : this.clock.offset(time));
+        places.dates[quarter] = Math.floor(local / DAY_MS) - first;
+        places.hours[quarter] = Math.floor((local % DAY_MS) / HOUR_MS);
+      }
+      this.places.set(day, places);
+    }
+    return places;
   }
 }

@@ -87,6 +87,13 @@ eachDatabase('what a stats request narrows and on which clock', (kind) => {
     const newYork = await stats(h, link.id, link.key, '?days=2&tz=America/New_York');
     assert.deepEqual(days(newYork), { '2026-11-16': [7, { 17: 1, 18: 2, 23: 4 }], '2026-11-17': [8, { 13: 8 }] });
     assert.equal(newYork.from, Date.parse('2026-11-16T05:00:00Z'));
+    // One visitor, one sketch a UTC day: its estimate goes to the local dates the day's visits fall on, by their share.
+    const visitors = (body: { daily: Daily[] }) => Object.fromEntries(body.daily.map((d) => [d.date, d.visitors]));
+    assert.deepEqual(visitors(kolkata), { '2026-11-17': 1, '2026-11-18': 1 }, 'the 16th UTC falls on the 17th in Kolkata, the 17th UTC mostly on the 18th');
+    assert.deepEqual(visitors(berlin), { '2026-11-16': 0, '2026-11-17': 2 }, 'the 16th UTC falls mostly on the 17th in Berlin');
+    assert.deepEqual(visitors(newYork), { '2026-11-16': 1, '2026-11-17': 1 });
+    assert.deepEqual(visitors(utc), { '2026-11-16': 1, '2026-11-17': 1 });
+    for (const body of [kolkata, berlin, newYork, utc]) for (const day of body.daily as Daily[]) assert.ok(day.visitors <= day.total, JSON.stringify(day));
   });
 
   test('unique visitors of a day count a network and user agent once, also when both instances saw them', async () => {
