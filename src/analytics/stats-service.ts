@@ -113,12 +113,8 @@ export class StatsService {
       total: s + q,
       s,
       q,
-      // Each UTC day's, the share of it on the window's dates by all the links' visits (StatsWindow.visitorsByDate), as a link's page sums them.
-      visitors: [...campaign].reduce(
-        (n, [day, { sketch, quarters }]) =>
-          w.visitorsByDate(day, quarters, estimate(sketch)).reduce((sum, [date, visitors]) => sum + (w.dates[date] === undefined ? 0 : visitors), n),
-        0,
-      ),
+      // Each UTC day's, its share on the window's dates by all the links' visits, as a link's page sums them.
+      visitors: [...campaign].reduce((n, [day, { sketch, quarters }]) => n + w.visitorsInWindow(day, quarters, estimate(sketch)), 0),
       links: listed,
       gaps: gaps.filter(shownWith(w)),
     };

@@ -86,25 +86,27 @@ export class StatsWindow {
 
   /**
    * Adds UTC days to the daily series `days`: their quarter hours' visits to the local days and hours
-   * they fall in; each UTC day's unique visitors shared among the local dates it reaches
-   * (visitorsByDate).
+   * they fall in, and each UTC day's unique visitors (one sketch a UTC day: the salt changes at
+   * midnight UTC) shared among the local dates it reaches by their visits (share).
    */
   addDays(days: Day[], linkDays: readonly LinkDay[]): void {
     const { columns } = this;
     for (const linkDay of linkDays) {
-      for (const [date, visitors] of this.visitorsByDate(linkDay.day, [linkDay.quarters], linkDay.visitors(this.mask))) {
-        if (days[date] !== undefined) days[date].visitors += visitors;
-      }
       const { midnight, dates, hours } = this.placesOf(linkDay.day);
       const n = linkDay.quarters;
+      // Per local date the UTC day reaches (from its first), the day's visits there.
+      const visits = new Array<number>(dates[95]! - dates[0]! + 1).fill(0);
       for (let quarter = 0; quarter < 96; quarter++) {
         const time = midnight + quarter * QUARTER_MS;
         const day = days[dates[quarter]!];
-        if (day === undefined || time < this.from || time > this.to) continue;
+        const shown = day !== undefined && time >= this.from && time <= this.to;
         const hour = hours[quarter]!;
         for (let i = 0; i < columns.length; i++) {
           const c = columns[i]!;
           const count = n[4 * quarter + c]!;
+          if (count === 0) continue;
+          visits[dates[quarter]! - dates[0]!]! += count;
+          if (!shown) continue;
           day.total += count;
           day.hours[hour]! += count;
           if (c % 2 === 0) day.s += count;
@@ -112,29 +114,19 @@ export class StatsWindow {
           if (c >= 2) day.bots += count;
         }
       }
+      share(linkDay.visitors(this.mask), visits).forEach((visitors, at) => {
+        const day = days[dates[0]! + at];
+        if (day !== undefined) day.visitors += visitors;
+      });
     }
   }
 
-  /**
-   * A UTC day's unique visitors (one sketch a UTC day: the salt changes at midnight UTC) per local date
-   * it reaches (an index into `dates`, outside it before or after the window), in proportion to the
-   * day's visits there (of the request's columns, in `quarters`: one or several links' counts), rounded
-   * by largest remainder so that they add up to `visitors`. A date without visits thus shows none, and
-   * no more than its visits while the estimate is not above the day's visits.
-   */
-  visitorsByDate(day: string, quarters: readonly ArrayLike<number>[], visitors: number): [date: number, visitors: number][] {
+  /** The share on the window's dates of a UTC day's unique visitors, by the visits there of one or several links (`quarters`), as addDays shares them. */
+  visitorsInWindow(day: string, quarters: readonly ArrayLike<number>[], visitors: number): number {
     const { dates } = this.placesOf(day);
-    const visits: [date: number, visits: number][] = [];
-    for (let quarter = 0; quarter < 96; quarter++) {
-      if (visits.at(-1)?.[0] !== dates[quarter]) visits.push([dates[quarter]!, 0]);
-      for (const n of quarters) visits.at(-1)![1] += this.sum(n as number[], 4 * quarter);
-    }
-    const all = visits.reduce((sum, [, n]) => sum + n, 0);
-    if (all === 0 || visitors === 0) return [];
-    const shares = visits.map(([date, n]) => ({ date, exact: (visitors * n) / all, whole: Math.floor((visitors * n) / all) }));
-    let left = visitors - shares.reduce((sum, share) => sum + share.whole, 0);
-    for (const share of [...shares].sort((x, y) => y.exact - y.whole - (x.exact - x.whole) || x.date - y.date)) if (left-- > 0) share.whole++;
-    return shares.map(({ date, whole }) => [date, whole]);
+    const visits = new Array<number>(dates[95]! - dates[0]! + 1).fill(0);
+    for (let quarter = 0; quarter < 96; quarter++) for (const n of quarters) visits[dates[quarter]! - dates[0]!]! += this.sum(n as number[], 4 * quarter);
+    return share(visitors, visits).reduce((sum, shared, at) => sum + (this.dates[dates[0]! + at] === undefined ? 0 : shared), 0);
   }
 
   /** Per quarter hour of a UTC day: its local date (an index into `dates`, outside it before or after the window) and hour. */
@@ -158,4 +150,20 @@ export class StatsWindow {
     }
     return places;
   }
+}
+
+/**
+ * Unique visitors shared in proportion to visits (a UTC day's among the local dates it reaches),
+ * rounded by largest remainder (the earlier date first on a tie): the shares add up to `visitors`, a
+ * date without visits gets none, and none gets more than its visits while the estimate is not above
+ * the day's visits.
+ */
+function share(visitors: number, visits: readonly number[]): number[] {
+  const all = visits.reduce((sum, n) => sum + n, 0);
+  if (all === 0) return [];
+  const exact = visits.map((n) => (visitors * n) / all);
+  const shares = exact.map(Math.floor);
+  let left = visitors - shares.reduce((sum, n) => sum + n, 0);
+  for (const at of exact.map((_, at) => at).sort((x, y) => exact[y]! - shares[y]! - (exact[x]! - shares[x]!) || x - y)) if (left-- > 0) shares[at]!++;
+  return shares;
 }
