@@ -176,4 +176,72 @@ eachDatabase('compaction of closed days', (kind) => {
     assert.equal(await read(), before);
     assert.equal(JSON.parse(before).total, 40);
   });
+
+  test('two instances compacting while both count, flush and answer reads count every visit once', async () => {
+    const other = await Harness.start(kind, ENV, h.database);
+    try {
+      const { key } = await h.account();
+      const links: { id: string; slug: string }[] = [];
+      for (const title of ['North', 'South', 'East'])
+        links.push((await h.createLink({ target: 'https://example.org/fair', title, tags: 'fair' }, { key })).body);
+      // Thirty days before the 15th: each instance counts a visit of each link each day, from a network of its own.
+      for (let day = 30; day >= 1; day--)
+        for (const [i, on] of [h, other].entries()) {
+          on.clock.ms = Date.parse('2026-11-15T09:00:00Z') - day * 86_400_000 + i * 3_600_000;
+          for (const link of links) await visit(on, link.slug, 1, { headers: { 'x-forwarded-for': `198.18.${day}.${i + 1}` } });
+          await on.app.visitRecorder.flush();
+        }
+      h.clock.ms = other.clock.ms = Date.parse('2026-11-15T12:00:00Z');
+      await Promise.all([h.app.visitRecorder.flush(), other.app.visitRecorder.flush()]);
+      const read = async (link: { id: string }) => JSON.parse((await h.request('GET', `/links/${link.id}/stats?days=40`, { key })).text);
+      const closedDays = (body: { daily: { date: string }[] }) => body.daily.filter((d) => d.date < '2026-11-15');
+      const before = await Promise.all(links.map(read));
+      assert.deepEqual(
+        before.map((body) => body.total),
+        [60, 60, 60],
+      );
+      // Both compact (90 link-days: several transactions each) while both count today's visits and flush, and reads come in.
+      const counting = async (on: Harness) => {
+        for (let round = 0; round < 6; round++) {
+          await visit(on, links[round % 3]!.slug, 2);
+          await on.app.visitRecorder.flush();
+        }
+      };
+      const reading = async () => {
+        for (let round = 0; round < 12; round++) {
+          const i = round % 3;
+          assert.deepEqual(closedDays(await read(links[i]!)), closedDays(before[i]), `a read during the compaction, ${i}`);
+        }
+      };
+      await Promise.all([h.app.visitRecorder.compact(), other.app.visitRecorder.compact(), counting(h), counting(other), reading()]);
+      await Promise.all([h.app.visitRecorder.flush(), other.app.visitRecorder.flush()]);
+      await h.app.visitRecorder.compact();
+      const rows = await h.database.db
+        .selectFrom('visit_tallies')
+        .select(['writer'])
+        .where(
+          'link_id',
+          'in',
+          links.map((l) => l.id),
+        )
+        .where('day', '<', '2026-11-15')
+        .execute();
+      assert.deepEqual([rows.length, rows.every((r) => r.writer === COMPACTED)], [90, true], 'one compacted row per link and closed day');
+      const after = await Promise.all(links.map(read));
+      assert.deepEqual(
+        after.map((body) => body.total),
+        [68, 68, 68],
+        'the thirty days’ 60 visits and 8 of today (2 instances × 2 rounds × 2 visits)',
+      );
+      after.forEach((body, i) => assert.deepEqual(closedDays(body), closedDays(before[i]), `link ${i}`));
+      const counted = (after[0].daily as { date: string; total: number; visitors: number }[]).filter((d) => d.date < '2026-11-15' && d.total > 0);
+      assert.deepEqual(
+        [counted.length, counted.every((d) => d.total === 2 && d.visitors === 2)],
+        [30, true],
+        'each of the thirty days: a visit and a visitor from each instance',
+      );
+    } finally {
+      await other.close({ keepDatabase: true });
+    }
+  });
 });
