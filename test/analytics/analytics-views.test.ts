@@ -252,6 +252,20 @@ eachDatabase('a campaign’s unique visitors, days and gaps', (kind) => {
     assert.deepEqual(people.gaps, []);
   });
 
+  test('with tz, a UTC day’s visitors are on the local date of its visits, for the campaign as for its link', async () => {
+    const { key } = await h.account();
+    const night = (await h.createLink({ target: 'https://example.org/night', tags: 'night', title: 'Night' }, { key })).body;
+    // 20:00 UTC on the 16th is 01:30 on the 17th in Kolkata: the UTC day's name is outside a window of the 17th.
+    h.clock.ms = Date.parse('2026-11-16T20:00:00Z');
+    await visit(h, night.slug, 2, { headers: from('198.51.100.9') });
+    await h.app.visitRecorder.flush();
+    h.clock.ms = Date.parse('2026-11-17T12:00:00Z');
+    const own = await stats(h, night.id, key, '?days=1&tz=Asia/Kolkata');
+    const tag = (await h.request('GET', '/links/stats?tag=night&days=1&tz=Asia/Kolkata', { key })).body;
+    assert.deepEqual([own.daily[0].date, own.total, own.daily[0].visitors], ['2026-11-17', 2, 1]);
+    assert.deepEqual([tag.total, tag.links[0].visitors, tag.visitors], [2, 1, 1]);
+  });
+
   test('the gaps of the campaign’s links are its gaps, each naming its link; other accounts’ are not', async () => {
     const { key } = await h.account();
     const made = (await h.createLink({ target: 'https://example.org/winter', tags: 'winter', title: 'Window' }, { key })).body;
