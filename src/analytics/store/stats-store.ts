@@ -75,25 +75,25 @@ export class KyselyStatsStore implements StatsStore {
    */
   private async fullDays(stamps: Map<string, string>): Promise<DayTotals[]> {
     const found = new Map<string, DayTotals>();
-    const stale: [string, string][] = [];
+    const stale = new Set<string>();
     for (const [key, stamp] of stamps) {
       const kept = this.kept.get(key);
       if (kept instanceof DayTotals && kept.stamp === stamp) found.set(key, kept);
-      else stale.push(key.split('\t') as [string, string]);
+      else stale.add(key);
     }
-    if (stale.length > 0) {
-      const wanted = new Set(stale.map(([link, day]) => `${link}\t${day}`));
+    if (stale.size > 0) {
+      const pairs = [...stale].map((key) => key.split('\t') as [string, string]);
       const read = (
         await this.db
           .selectFrom('visit_tallies')
           .select(['link_id', 'day', 'writer', 'version', 'counts', 'visitors'])
-          .where('link_id', 'in', [...new Set(stale.map(([link]) => link))])
-          .where('day', 'in', [...new Set(stale.map(([, day]) => day))])
+          .where('link_id', 'in', [...new Set(pairs.map(([link]) => link))])
+          .where('day', 'in', [...new Set(pairs.map(([, day]) => day))])
           .orderBy('link_id')
           .orderBy('day')
           .orderBy('writer')
           .execute()
-      ).filter((row) => wanted.has(`${row.link_id}\t${row.day}`));
+      ).filter((row) => stale.has(`${row.link_id}\t${row.day}`));
       for (let i = 0, j = 0; i < read.length; i = j) {
         while (j < read.length && read[j]!.link_id === read[i]!.link_id && read[j]!.day === read[i]!.day) j++;
         const rows = read.slice(i, j);
