@@ -55,12 +55,11 @@ export class KyselyRecordingStore implements RecordingStore {
       return await this.db
         .transaction()
         .execute(async (tx) => {
-          // Its row is written first (its heartbeat, and how far its visits are in once this commits), so
-          // that a reaping waits for this flush and then finds it alive. Taken for dead and reaped (no row):
-          // its rows of closed days may be compacted, and must not be written whole again.
+          // Taken for dead and reaped: its rows of closed days may be compacted, and must not be written whole again.
+          // Its row is written first, so that a reaping waits for this flush and then finds it alive.
           const alive = await tx
             .updateTable('recorder_instances')
-            .set({ beat_at: batch.now, flushed_to: batch.now })
+            .set({ beat_at: batch.now })
             .where('id', '=', batch.instanceId)
             .returning('id')
             .executeTakeFirst();
@@ -74,8 +73,7 @@ export class KyselyRecordingStore implements RecordingStore {
           await this.writeTallies(tx, touched);
           await this.addLinkVisits(tx, touched);
           await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
-          // No row (its first flush, or reaped): a new one, from now.
-          if (alive === undefined) await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
+          await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
           return recorded;
         })
         .then((recorded) => ((this.joined = true), recorded));
