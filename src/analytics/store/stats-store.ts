@@ -178,11 +178,9 @@ export class KyselyStatsStore implements StatsStore {
         .select(['start', 'version', 'summary'])
         .where('link_id', '=', linkId)
         .where('level', '=', 0)
-        .where(
-          'start',
-          'in',
-          missing.map(({ day }) => day),
-        )
+        // A range, not a list of the days: PostgreSQL answered a list of ninety days in about four times the time.
+        .where('start', '>=', missing[0]!.day)
+        .where('start', '<=', missing.at(-1)!.day)
         .execute(),
       withCounts.length === 0
         ? []

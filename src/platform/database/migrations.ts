@@ -15,6 +15,7 @@ import * as qrDesigns from './migrations/0060-qr-designs.js';
 import * as visitTallies from './migrations/0080-visit-tallies.js';
 import * as tallyVersions from './migrations/0081-tally-versions.js';
 import * as visitSums from './migrations/0082-visit-sums.js';
+import * as readKeys from './migrations/0083-read-keys.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0080_visit_tallies': visitTallies,
   '0081_tally_versions': tallyVersions,
   '0082_visit_sums': visitSums,
+  '0083_read_keys': readKeys,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
