@@ -3,8 +3,11 @@ import type { Clock } from '../platform/time.js';
 import { addShortfall } from './counts.js';
 import type { RecordingLimits, RecordingStore, Shortfall, Visit } from './ports.js';
 
-/** The longest pause between two flushes, however long the last one took: freshness at full load (docs/adr/0042). */
-export const MAX_SPACING_MS = 3000;
+/**
+ * The longest from a busy instance's flush to the start of the next, however long it took: a visit waits
+ * at most that and the flush that carries it (freshness at full load, docs/adr/0042).
+ */
+export const MAX_CYCLE_MS = 3000;
 /** The longest the compaction of closed days runs each heartbeat interval (between flushes). */
 const COMPACTING_MS = 200;
 /** From this many visits a flush, the instance counts as busy recording (ordinary load is far below). */
@@ -39,10 +42,10 @@ export interface RecordingActivity {
  * a second a flush transaction (the store) grants what the allowances and ceilings allow, adds the
  * recorded visits to the counts and writes the heartbeat. The next flush starts a flush interval after
  * the last one started. After a flush of at least SPACED_FROM_VISITS visits (a busy instance), the next
- * starts no sooner than BUSY_SPACING times its length after it ended (at most MAX_SPACING_MS): flushing
- * takes at most about a tenth of the process's time, and each flush writes more visits per tally (its cost
- * follows the tallies it writes more than its visits), while the stats stay within seconds of the
- * visits. After a smaller but long one (a slow database), no sooner than its length, at most an
+ * starts no sooner than BUSY_SPACING times its length after it ended, and no later than MAX_CYCLE_MS
+ * after it started: flushing takes at most about a tenth of the process's time while it can, and each
+ * flush writes more visits per tally (its cost follows the tallies it writes more than its visits), while
+ * the stats stay within seconds of the visits. After a smaller but long one (a slow database), no sooner than its length, at most an
  * interval. A failed flush keeps its visits for the next one.
  */
 export class VisitRecorder {
@@ -100,7 +103,8 @@ export class VisitRecorder {
         .finally(() => {
           const ended = performance.now();
           const took = ended - started;
-          const spacing = this.lastFlushVisits >= SPACED_FROM_VISITS ? Math.min(MAX_SPACING_MS, BUSY_SPACING * took) : Math.min(this.o.flushIntervalMs, took);
+          const spacing =
+            this.lastFlushVisits >= SPACED_FROM_VISITS ? Math.min(BUSY_SPACING * took, MAX_CYCLE_MS - took) : Math.min(this.o.flushIntervalMs, took);
           const due = Math.max(started + this.o.flushIntervalMs, ended + spacing) - ended;
           if (!this.stopped) this.schedule(due);
         });
