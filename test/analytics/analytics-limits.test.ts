@@ -91,6 +91,26 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     assert.deepEqual((await stats(h, link.id, link.key, '?bots=exclude')).gaps, [], 'bot gaps are not shown when bots are left out');
   });
 
+  test('what an account cannot take of the day goes on to the accounts after it: a visit is refused for the ceiling only when the day is full', async () => {
+    // Two accounts, in the order a flush shares the day's ceiling out (ascending ids).
+    const [first, second] = [await linkWithKey(h), await linkWithKey(h)].sort((a, b) => (a.accountId < b.accountId ? -1 : 1)) as [
+      Awaited<ReturnType<typeof linkWithKey>>,
+      Awaited<ReturnType<typeof linkWithKey>>,
+    ];
+    await visit(h, first.slug, 4);
+    await h.app.visitRecorder.flush();
+    // The day has 8 of its 12 left, the first account 1 of its 5. In one flush the first asks 6, the second 5.
+    await Promise.all([visit(h, first.slug, 6), visit(h, second.slug, 5)]);
+    const [a, b] = [await stats(h, first.id, first.key), await stats(h, second.id, second.key)];
+    assert.equal(a.total, 5);
+    assert.deepEqual(
+      a.gaps.map((g: { reason: string }) => g.reason),
+      ['allowance_used_up'],
+    );
+    assert.equal(b.total, 5, "the day had room for all the second account's visits");
+    assert.deepEqual(b.gaps, []);
+  });
+
   test('capacity packs extend recording, oldest active pack first', async () => {
     const link = await linkWithKey(h);
     await addPack(link.accountId, 1, 'refunded');

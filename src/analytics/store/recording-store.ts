@@ -106,8 +106,10 @@ export class KyselyRecordingStore implements RecordingStore {
 
   /**
    * People's visits take the day's ceiling first, shared out in account order (ascending); then each
-   * account takes its share from its free visits and packs, and what it could not use goes back to the
-   * day. Trial links take only from the ceiling. Bots take from their own ceiling and no allowance.
+   * account takes its share from its free visits and packs. What an account could not use goes on to
+   * the accounts after it that the ceiling cut short, and what none could use goes back to the day: a
+   * visit is refused for the ceiling only when the day is full. Trial links take only from the ceiling.
+   * Bots take from their own ceiling and no allowance.
    */
   private async grant(tx: Tx, day: string, want: DayDemand, limits: RecordingLimits): Promise<DayGrant> {
     let left = await grantDay(
@@ -116,22 +118,33 @@ export class KyselyRecordingStore implements RecordingStore {
       [...want.accounts.values()].reduce((a, b) => a + b, 0),
       limits.trackingDailyLimit,
     );
-    const offers = new Map<string, number>();
-    for (const [account, own] of want.accounts) {
-      offers.set(account, Math.min(own, left));
-      left -= offers.get(account)!;
-    }
-    const charged = [...offers].filter(([account]) => account !== TRIAL_GROUP);
-    const got = await grantAccounts(tx, this.dialect, day.slice(0, 7), charged, limits.freeVisitsPerMonth);
     const grant: DayGrant = { accounts: new Map(), reasons: new Map(), bots: await grantDay(tx, day, want.bots, limits.trackingDailyBotLimit, 'bots') };
-    let unused = 0;
-    for (const [account, offer] of offers) {
-      const granted = account === TRIAL_GROUP ? offer : (got.get(account) ?? 0);
-      unused += offer - granted;
-      grant.accounts.set(account, granted);
-      grant.reasons.set(account, (granted < offer ? 'allowance_used_up' : 'daily_ceiling_reached') satisfies GapReason);
+    const usedUp = new Set<string>();
+    // Rounds: each offers every account not used up what it still wants while the day's share lasts;
+    // what an account could not take is offered on in the next round.
+    for (let again = true; again;) {
+      again = false;
+      const offers = new Map<string, number>();
+      for (const [account, own] of want.accounts) {
+        const offer = usedUp.has(account) ? 0 : Math.min(own - (grant.accounts.get(account) ?? 0), left);
+        if (offer > 0) offers.set(account, offer);
+        left -= offer;
+      }
+      const charged = [...offers].filter(([account]) => account !== TRIAL_GROUP);
+      const got = await grantAccounts(tx, this.dialect, day.slice(0, 7), charged, limits.freeVisitsPerMonth);
+      for (const [account, offer] of offers) {
+        const granted = account === TRIAL_GROUP ? offer : (got.get(account) ?? 0);
+        grant.accounts.set(account, (grant.accounts.get(account) ?? 0) + granted);
+        if (granted < offer) {
+          usedUp.add(account);
+          left += offer - granted;
+          again = true;
+        }
+      }
     }
-    await returnDay(tx, day, unused);
+    for (const account of want.accounts.keys())
+      grant.reasons.set(account, (usedUp.has(account) ? 'allowance_used_up' : 'daily_ceiling_reached') satisfies GapReason);
+    await returnDay(tx, day, left);
     return grant;
   }
 
