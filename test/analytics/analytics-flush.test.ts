@@ -172,18 +172,21 @@ eachDatabase('the flush', (kind) => {
     assert.equal(await linkVisits(link.id), 3);
   });
 
-  test("a busy instance's flushes space themselves out: the next starts no sooner than BUSY_SPACING times the last one's length after it ended, nor later than MAX_CYCLE_MS after it started", async () => {
+  /**
+   * A busy instance on a database that takes `delayMs` more a flush: 5,000 visits arrive for every
+   * flush. Runs until `flushes` flushes ended; returns each one's start and end.
+   */
+  const busyFlushes = async (delayMs: number, flushes: number): Promise<[number, number][]> => {
     const link = await linkWithKey(h);
     const store = new KyselyRecordingStore(h.database);
     const spans: [number, number][] = [];
     const busy = () => {
       for (let i = 0; i < 5000; i++) recorder.record(visitTo(link, 'DE', i));
     };
-    // A database that takes 100 ms more a flush; 5,000 visits arrive for every flush.
     const slow = {
       flush: async (batch: Parameters<typeof store.flush>[0]) => {
         const started = performance.now();
-        await sleep(100);
+        await sleep(delayMs);
         const recorded = await store.flush(batch);
         spans.push([started, performance.now()]);
         busy();
@@ -197,8 +200,13 @@ eachDatabase('the flush', (kind) => {
     });
     busy();
     recorder.start();
-    await until('three flushes', () => spans.length >= 3, 30_000);
+    await until(`${flushes} flushes`, () => spans.length >= flushes, 30_000);
     await recorder.stop();
+    return spans;
+  };
+
+  test("a busy instance's flushes space themselves out: the next starts no sooner than BUSY_SPACING times the last one's length after it ended, nor later than MAX_CYCLE_MS after it started", async () => {
+    const spans = await busyFlushes(100, 3);
     for (let i = 1; i < 3; i++) {
       const [started, ended] = spans[i - 1]!;
       // Timers may fire a millisecond early.
@@ -210,32 +218,8 @@ eachDatabase('the flush', (kind) => {
   });
 
   test("a busy instance's slow flush is followed by the next no later than MAX_CYCLE_MS after it started, for the stats to stay within seconds of the visits", async () => {
-    const link = await linkWithKey(h);
-    const store = new KyselyRecordingStore(h.database);
-    const spans: [number, number][] = [];
-    const busy = () => {
-      for (let i = 0; i < 5000; i++) recorder.record(visitTo(link, 'DE', i));
-    };
-    // A database that takes 1.5 s a flush: BUSY_SPACING times that would be a pause of 13 s.
-    const slow = {
-      flush: async (batch: Parameters<typeof store.flush>[0]) => {
-        const started = performance.now();
-        await sleep(1500);
-        const recorded = await store.flush(batch);
-        spans.push([started, performance.now()]);
-        busy();
-        return recorded;
-      },
-    };
-    const recorder = recorderOn(Object.setPrototypeOf(slow, store) as KyselyRecordingStore, {
-      flushIntervalMs: 100,
-      heartbeatIntervalMs: 60_000,
-      bufferMaxVisits: 100_000,
-    });
-    busy();
-    recorder.start();
-    await until('two flushes', () => spans.length >= 2, 30_000);
-    await recorder.stop();
+    // Flushes of 1.5 s: BUSY_SPACING times that would be a pause of 13 s.
+    const spans = await busyFlushes(1500, 2);
     const [[first], [second]] = spans as [[number, number], [number, number]];
     // A timer may fire late on a busy machine: the margin is far below the 13 s the spacing alone would give.
     assert.ok(second - first <= MAX_CYCLE_MS + 1000, `the second flush started ${Math.round(second - first)} ms after the first`);
