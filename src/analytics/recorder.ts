@@ -45,8 +45,8 @@ export interface RecordingActivity {
  * starts no sooner than BUSY_SPACING times its length after it ended, and no later than MAX_CYCLE_MS
  * after it started: flushing takes at most about a tenth of the process's time while it can, and each
  * flush writes more visits per tally (its cost follows the tallies it writes more than its visits), while
- * the stats stay within seconds of the visits. After a smaller but long one (a slow database), no sooner than its length, at most an
- * interval. A failed flush keeps its visits for the next one.
+ * the stats stay within seconds of the visits. After a smaller but long one (a slow database), no sooner
+ * than its length, at most an interval. A failed flush keeps its visits for the next one.
  */
 export class VisitRecorder {
   readonly instanceId = crypto.randomUUID();
