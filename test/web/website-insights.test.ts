@@ -210,6 +210,24 @@ eachDatabase('a link’s analytics and its campaign on the website', (kind) => {
     assert.equal(new URL(page.url()).pathname, '/app/campaigns/autumn');
   });
 
+  test('times are on the browser’s clock, as the analytics are: the link’s Created and the links list’s column', { skip: browserSkip }, async () => {
+    const { body: link } = await fetchInPage(page, `/api/v1/links/${poster.id}`);
+    const berlin = (options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat('en-US', { timeZone: ZONE, ...options }).format(link.created_at);
+    await page.goto(`/app/links/${poster.id}`);
+    const created = await page.locator('.link-facts dt:text-is("Created") + dd').innerText();
+    // Berlin's wall clock and the zone's name, whatever the machine's zone.
+    const shown = berlin({ year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+    assert.equal(created.replace(/\s/g, ' '), shown.replace(/\s/g, ' '));
+    assert.match(created, /GMT\+[12]/);
+    await page.goto('/app/links');
+    await page.getByRole('columnheader', { name: `Created (${ZONE})` }).waitFor();
+    const cell = await page
+      .getByRole('row', { name: /Station poster/ })
+      .locator('td.created')
+      .innerText();
+    assert.equal(cell.replace(/\s/g, ' '), berlin({ dateStyle: 'medium', timeStyle: 'short' }).replace(/\s/g, ' '));
+  });
+
   test('the link page and the campaign pass axe in light and dark at 1280 and 360 px', { skip: browserSkip }, async () => {
     const found: string[] = [];
     for (const width of [1280, 360]) {

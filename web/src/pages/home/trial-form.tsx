@@ -2,11 +2,11 @@ import { useRef, useState } from 'preact/hooks';
 import { newIdempotencyKey } from '../../api/client.js';
 import type { LinkCreated } from '../../api/types.js';
 import { CopyButton } from '../../ui/copy-button.js';
+import { formatInstant } from '../../ui/format.js';
 import { ErrorMessage, Field, Submit, submitted } from '../../ui/form.js';
 import { useAction } from '../../ui/use-action.js';
 import { QrImage } from './qr-image.js';
 import { rememberTrial } from './trial-store.js';
-import { formatUtc } from '../links/utc.js';
 import { withScheme } from '../../ui/url.js';
 import { TrialList } from './trial-list.js';
 
@@ -73,7 +73,7 @@ function TrialResult({ link }: { link: LinkCreated }) {
         {link.expiresAt !== undefined && (
           <>
             <dt>Works until</dt>
-            <dd>{formatUtc(link.expiresAt)}</dd>
+            <dd>{formatInstant(link.expiresAt)}</dd>
           </>
         )}
       </dl>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { CopyButton } from '../../ui/copy-button.js';
-import { formatUtc } from '../links/utc.js';
+import { formatInstant } from '../../ui/format.js';
 import { QrImage } from './qr-image.js';
 import { savedTrials, type SavedTrial } from './trial-store.js';
 import './trial-list.css';
@@ -41,10 +41,10 @@ function TrialCard({ trial }: { trial: SavedTrial }) {
       </p>
       {trial.target && <p class="hint mono destination">{trial.target}</p>}
       {expired ? (
-        <p>Expired {formatUtc(trial.expiresAt!)}: it no longer redirects.</p>
+        <p>Expired {formatInstant(trial.expiresAt!)}: it no longer redirects.</p>
       ) : (
         <>
-          {trial.expiresAt !== undefined && <p>Works until {formatUtc(trial.expiresAt)}.</p>}
+          {trial.expiresAt !== undefined && <p>Works until {formatInstant(trial.expiresAt)}.</p>}
           <QrImage
             id={trial.id}
             trialToken={trial.token}

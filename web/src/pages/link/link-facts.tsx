@@ -1,7 +1,6 @@
 import type { Link } from '../../api/types.js';
 import { CopyButton } from '../../ui/copy-button.js';
-import { formatNumber } from '../../ui/format.js';
-import { formatUtc } from '../links/utc.js';
+import { formatInstant, formatNumber } from '../../ui/format.js';
 
 export const STATUS_TEXT: Record<Link['status'], string> = {
   active: 'Active',
@@ -39,11 +38,11 @@ export function LinkFacts({ link }: { link: Link }) {
       <dt>Visits</dt>
       <dd>{formatNumber(link.visits ?? 0)}</dd>
       <dt>Created</dt>
-      <dd>{formatUtc(link.created_at)}</dd>
+      <dd>{formatInstant(link.created_at)}</dd>
       {link.expiresAt !== undefined && (
         <>
           <dt>{link.expiresAt > Date.now() ? 'Works until' : 'Expired'}</dt>
-          <dd>{formatUtc(link.expiresAt)}</dd>
+          <dd>{formatInstant(link.expiresAt)}</dd>
         </>
       )}
     </dl>

@@ -1,10 +1,10 @@
 import { useLayoutEffect } from 'preact/hooks';
 import type { Link } from '../../api/types.js';
 import { CopyButton } from '../../ui/copy-button.js';
-import { formatNumber } from '../../ui/format.js';
+import { formatDateTime, formatNumber } from '../../ui/format.js';
 import { STATUS_TEXT } from '../link/link-facts.js';
 import { QrThumb } from './qr-thumb.js';
-import { formatUtcDate } from './utc.js';
+import { browserZone } from '../../components/charts/wall-clock.js';
 import { splitTags } from '../../../../src/links/link-tags.js';
 import './links.css';
 
@@ -39,7 +39,7 @@ export function LinkTable({ links }: { links: Link[] }) {
             Visits
           </th>
           <th scope="col">Status</th>
-          <th scope="col">Created (UTC)</th>
+          <th scope="col">Created ({browserZone()})</th>
           <th scope="col">Copy</th>
         </tr>
       </thead>
@@ -86,7 +86,7 @@ function LinkRow({ link }: { link: Link }) {
       <td class="status">
         <span class={`status-badge ${link.status}`}>{STATUS_TEXT[link.status]}</span>
       </td>
-      <td class="nowrap created">{formatUtcDate(link.created_at)}</td>
+      <td class="nowrap created">{formatDateTime(link.created_at)}</td>
       <td class="copy">
         <div class="copies">
           <CopyButton text={link.shortUrl} label="Copy short URL" name={`Copy short URL of ${link.slug}`} />
