@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { DAY_MS, utcDay } from '../platform/time.js';
+import { DAY_MS, QUARTER_MS, utcDay } from '../platform/time.js';
 import type { GapReason, LinkDay, LinkDayVisitors, Shortfall, Source, Visit } from './ports.js';
 import { addStored, emptySketch, encode, estimate, merge, mergeStored, packSketches, unpackSketches, type Sketch } from './visitors.js';
 
@@ -29,7 +29,6 @@ export function dayOf(time: number): string {
   return lastDay.day;
 }
 
-export const QUARTER_MS = 900_000;
 /** `HH:MM` of the UTC quarter hour holding `time`, remembered for the last quarter hour asked, as days are. */
 let lastQuarter = { number: NaN, quarter: '' };
 export function quarterOf(time: number): string {

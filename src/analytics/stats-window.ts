@@ -1,5 +1,4 @@
-import { DAY_MS, HOUR_MS, utcDay } from '../platform/time.js';
-import { QUARTER_MS } from './counts.js';
+import { DAY_MS, QUARTER_MS, utcDay } from '../platform/time.js';
 import type { LinkDay, Source } from './ports.js';
 import { ZoneClock } from './zones.js';
 
@@ -45,8 +44,8 @@ export class StatsWindow {
   readonly mask: number;
   /** What the sums of the window's days depend on besides the days: zone, start, length and columns. */
   readonly shape: string;
-  /** Per UTC day, where its quarter hours fall in the window (placesOf). */
-  private readonly places = new Map<string, { midnight: number; dates: Int32Array; hours: Uint8Array }>();
+  /** The first local date of the window, in days since 1970. */
+  private readonly first: number;
 
   constructor(
     readonly request: StatsRequest,
@@ -56,6 +55,7 @@ export class StatsWindow {
     const today = this.clock.local(to).date;
     this.dates = Array.from({ length: request.days }, (_, i) => dateAdd(today, i - request.days + 1));
     this.from = this.clock.startOf(this.dates[0]!);
+    this.first = Date.parse(`${this.dates[0]}T00:00:00Z`) / DAY_MS;
     this.fromDay = utcDay(this.from);
     this.toDay = utcDay(to);
     this.columns = [0, 1, 2, 3].filter(
@@ -90,32 +90,37 @@ export class StatsWindow {
    * midnight UTC) shared among the local dates it reaches by their visits (share).
    */
   addDays(days: Day[], linkDays: readonly LinkDay[]): void {
-    const { columns } = this;
+    const { columns, first, from, to } = this;
     for (const linkDay of linkDays) {
-      const { midnight, dates, hours } = this.placesOf(linkDay.day);
+      const midnight = Date.parse(`${linkDay.day}T00:00:00Z`);
+      const { dates, hours } = this.clock.quarters(midnight);
       const n = linkDay.quarters;
-      // Per local date the UTC day reaches (from its first), the day's visits there.
-      const visits = new Array<number>(dates[95]! - dates[0]! + 1).fill(0);
+      // Per local date the UTC day reaches (from its first, at most two), the day's visits there.
+      const visits = [0, 0];
       for (let quarter = 0; quarter < 96; quarter++) {
-        const time = midnight + quarter * QUARTER_MS;
-        const day = days[dates[quarter]!];
-        const shown = day !== undefined && time >= this.from && time <= this.to;
-        const hour = hours[quarter]!;
+        let all = 0;
+        let s = 0;
+        let bots = 0;
         for (let i = 0; i < columns.length; i++) {
           const c = columns[i]!;
           const count = n[4 * quarter + c]!;
-          if (count === 0) continue;
-          visits[dates[quarter]! - dates[0]!]! += count;
-          if (!shown) continue;
-          day.total += count;
-          day.hours[hour]! += count;
-          if (c % 2 === 0) day.s += count;
-          else day.q += count;
-          if (c >= 2) day.bots += count;
+          all += count;
+          if (c % 2 === 0) s += count;
+          if (c >= 2) bots += count;
         }
+        if (all === 0) continue;
+        visits[dates[quarter]! - dates[0]!]! += all;
+        const day = days[dates[quarter]! - first];
+        const time = midnight + quarter * QUARTER_MS;
+        if (day === undefined || time < from || time > to) continue;
+        day.total += all;
+        day.hours[hours[quarter]!]! += all;
+        day.s += s;
+        day.q += all - s;
+        day.bots += bots;
       }
       share(linkDay.visitors(this.mask), visits).forEach((visitors, at) => {
-        const day = days[dates[0]! + at];
+        const day = days[dates[0]! - first + at];
         if (day !== undefined) day.visitors += visitors;
       });
     }
@@ -123,32 +128,10 @@ export class StatsWindow {
 
   /** The share on the window's dates of a UTC day's unique visitors, by the visits there of one or several links (`quarters`), as addDays shares them. */
   visitorsInWindow(day: string, quarters: readonly ArrayLike<number>[], visitors: number): number {
-    const { dates } = this.placesOf(day);
-    const visits = new Array<number>(dates[95]! - dates[0]! + 1).fill(0);
+    const { dates } = this.clock.quarters(Date.parse(`${day}T00:00:00Z`));
+    const visits = [0, 0];
     for (let quarter = 0; quarter < 96; quarter++) for (const n of quarters) visits[dates[quarter]! - dates[0]!]! += this.sum(n as number[], 4 * quarter);
-    return share(visitors, visits).reduce((sum, shared, at) => sum + (this.dates[dates[0]! + at] === undefined ? 0 : shared), 0);
-  }
-
-  /** Per quarter hour of a UTC day: its local date (an index into `dates`, outside it before or after the window) and hour. */
-  private placesOf(day: string): { midnight: number; dates: Int32Array; hours: Uint8Array } {
-    let places = this.places.get(day);
-    if (places === undefined) {
-      // By day number (days since 1970) of the local date: no date string per quarter hour.
-      const first = Math.floor(Date.parse(`${this.dates[0]}T00:00:00Z`) / DAY_MS);
-      const midnight = Date.parse(`${day}T00:00:00Z`);
-      // A zone's offset changes at most once a day: the same at both ends, it holds all day.
-      const offset = this.clock.offset(midnight);
-      const steady = offset === this.clock.offset(midnight + DAY_MS - 1);
-      places = { midnight, dates: new Int32Array(96), hours: new Uint8Array(96) };
-      for (let quarter = 0; quarter < 96; quarter++) {
-        const time = midnight + quarter * QUARTER_MS;
-        const local = time + (steady ? offset : this.clock.offset(time));
-        places.dates[quarter] = Math.floor(local / DAY_MS) - first;
-        places.hours[quarter] = Math.floor((local % DAY_MS) / HOUR_MS);
-      }
-      this.places.set(day, places);
-    }
-    return places;
+    return share(visitors, visits).reduce((sum, shared, at) => sum + (this.dates[dates[0]! - this.first + at] === undefined ? 0 : shared), 0);
   }
 }
 

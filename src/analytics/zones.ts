@@ -1,4 +1,4 @@
-import { DAY_MS, HOUR_MS } from '../platform/time.js';
+import { DAY_MS, HOUR_MS, QUARTER_MS } from '../platform/time.js';
 
 /**
  * Whether `name` is an IANA time zone (`Europe/Berlin`, `Asia/Kolkata`, `UTC`; any case), as the
@@ -22,6 +22,7 @@ export function isZone(name: string): boolean {
  */
 export class ZoneClock {
   private readonly offsets = new Map<number, number>();
+  private readonly days = new Map<number, { dates: Int32Array; hours: Uint8Array }>();
   private readonly format: Intl.DateTimeFormat;
 
   constructor(zone: string) {
@@ -55,5 +56,28 @@ export class ZoneClock {
       this.offsets.set(hour, offset);
     }
     return offset;
+  }
+
+  /**
+   * Per UTC quarter hour of the UTC day that starts at `midnight`: its local date (days since 1970)
+   * and hour. Kept per day: every read of a window asks again for the same days.
+   */
+  quarters(midnight: number): { dates: Int32Array; hours: Uint8Array } {
+    let places = this.days.get(midnight);
+    if (places === undefined) {
+      // A zone's offset changes at most once a day: the same at both ends, it holds all day.
+      const offset = this.offset(midnight);
+      const steady = offset === this.offset(midnight + DAY_MS - 1);
+      places = { dates: new Int32Array(96), hours: new Uint8Array(96) };
+      for (let quarter = 0; quarter < 96; quarter++) {
+        const time = midnight + quarter * QUARTER_MS;
+        const local = time + (steady ? offset : this.offset(time));
+        places.dates[quarter] = Math.floor(local / DAY_MS);
+        places.hours[quarter] = Math.floor((local % DAY_MS) / HOUR_MS);
+      }
+      if (this.days.size >= 10_000) this.days.clear();
+      this.days.set(midnight, places);
+    }
+    return places;
   }
 }

@@ -1,6 +1,7 @@
 /** UTC calendar helpers: allowances reset per UTC month, trial and tracking limits per UTC day. */
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
+export const QUARTER_MS = 900_000;
 
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 export const utcMonth = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
