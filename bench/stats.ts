@@ -127,7 +127,7 @@ async function run(kind: string, url: string): Promise<string[]> {
   const now = () => Date.now();
   const ctx = { database, config, now: now() };
   const account = (await commands['accounts create']!.run({ email: `stats-${ctx.now}@example.test` }, ctx)) as { id: string };
-  const { key } = (await commands['keys create']!.run({ account: account.id, scopes: 'links:write,analytics:read' }, ctx)) as { key: string };
+  const { key } = (await commands['keys create']!.run({ account: account.id, scopes: 'links:read,links:write,analytics:read' }, ctx)) as { key: string };
   const app = await buildApp({ config, database, now, logger: process.env.BENCH_LOG_LEVEL ? { level: process.env.BENCH_LOG_LEVEL } : undefined });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`;
