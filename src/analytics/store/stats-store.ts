@@ -220,12 +220,8 @@ export class KyselyStatsStore implements StatsStore {
       .selectFrom('visit_sums')
       .select(['level', 'start', 'version', 'counts'])
       .where('link_id', '=', linkId)
-      .where('level', '>=', 1)
-      .where(
-        'start',
-        'in',
-        missing.map(({ start }) => start),
-      )
+      // Each block by its level and start: the blocks of other levels that start on those days are not read.
+      .where((eb) => eb.or(missing.map(({ level, start }) => eb.and([eb('level', '=', level), eb('start', '=', start)]))))
       .execute();
     for (const { level, start } of missing) {
       const row = read.find((r) => r.level === level && r.start === start);
