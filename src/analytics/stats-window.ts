@@ -95,8 +95,8 @@ export class StatsWindow {
       const midnight = Date.parse(`${linkDay.day}T00:00:00Z`);
       const { dates, hours } = this.clock.quarters(midnight);
       const n = linkDay.quarters;
-      // Per local date the UTC day reaches (from its first, at most two), the day's visits there.
-      const visits = [0, 0];
+      // Per local date the UTC day reaches (from its first), the day's visits there.
+      const visits = new Array<number>(dates[95]! - dates[0]! + 1).fill(0);
       for (let quarter = 0; quarter < 96; quarter++) {
         let all = 0;
         let s = 0;
@@ -129,7 +129,7 @@ export class StatsWindow {
   /** The share on the window's dates of a UTC day's unique visitors, by the visits there of one or several links (`quarters`), as addDays shares them. */
   visitorsInWindow(day: string, quarters: readonly ArrayLike<number>[], visitors: number): number {
     const { dates } = this.clock.quarters(Date.parse(`${day}T00:00:00Z`));
-    const visits = [0, 0];
+    const visits = new Array<number>(dates[95]! - dates[0]! + 1).fill(0);
     for (let quarter = 0; quarter < 96; quarter++) for (const n of quarters) visits[dates[quarter]! - dates[0]!]! += this.sum(n as number[], 4 * quarter);
     return share(visitors, visits).reduce((sum, shared, at) => sum + (this.dates[dates[0]! - this.first + at] === undefined ? 0 : shared), 0);
   }
