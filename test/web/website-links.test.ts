@@ -182,6 +182,11 @@ eachDatabase('a person on the website: links', (kind) => {
     await newest.getByRole('button', { name: /Copy short URL of/ }).waitFor();
     await newest.getByRole('button', { name: /Copy QR URL of/ }).waitFor();
     await page.getByRole('columnheader', { name: /^Created \(/ }).waitFor();
+    // A table at 1,200 px: each cell of a row is a cell of it, as tall as the row (no cell takes a style of its own).
+    const boxes = await newest
+      .locator('td')
+      .evaluateAll((cells) => cells.map((cell) => `${Math.round(cell.getBoundingClientRect().top)} ${Math.round(cell.getBoundingClientRect().height)}`));
+    assert.equal(new Set(boxes).size, 1, `the row's cells line up: ${boxes.join(', ')}`);
     violations.push(...(await axeWhenSettled(page, 'links')));
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.getByText('Links 51 to 51, newest first').waitFor();

@@ -87,7 +87,7 @@ function LinkRow({ link }: { link: Link }) {
         <span class={`status-badge ${link.status}`}>{STATUS_TEXT[link.status]}</span>
       </td>
       <td class="nowrap created">{formatDateTime(link.created_at)}</td>
-      <td class="copy">
+      <td class="copy-cell">
         <div class="copies">
           <CopyButton text={link.shortUrl} label="Copy short URL" name={`Copy short URL of ${link.slug}`} />
           <CopyButton text={link.qrUrl} label="Copy QR URL" name={`Copy QR URL of ${link.slug}`} />
