@@ -116,8 +116,12 @@ export interface LinkWindow {
 export interface StatsStore {
   /** Per link, its UTC days [fromDay, toDay] that hold any count (the writers' rows added up). */
   linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDayVisitors[]>>;
-  /** One link's UTC days [fromDay, toDay] that hold any count, closed days as summaries and their breakdowns in blocks where the compaction made them. */
-  linkWindow(linkId: string, fromDay: string, toDay: string): Promise<LinkWindow>;
+  /**
+   * One link's UTC days [fromDay, toDay] that hold any count, closed days as summaries and their
+   * breakdowns in blocks where the compaction made them; with `perDay`, every day with its own
+   * breakdowns and no blocks (the CSV's rows are per day).
+   */
+  linkWindow(linkId: string, fromDay: string, toDay: string, perDay?: boolean): Promise<LinkWindow>;
   /** The links of the account whose tags hold `tag`. */
   taggedLinks(accountId: string, tag: string): Promise<TaggedLink[]>;
   /** Gaps of these links (`linkId`), and service-wide gaps (no `linkId`) after `createdAt`, overlapping [from, to]. */

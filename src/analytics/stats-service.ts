@@ -7,7 +7,7 @@ import { API_LIMITS } from '../platform/api-limits.js';
 import type { Clock } from '../platform/time.js';
 import { compare, DIMENSIONS } from './counts.js';
 import { toCsv, type CsvRow } from './csv.js';
-import type { Gap, LinkDay, LinkDayVisitors, LinkWindow, StatsStore } from './ports.js';
+import type { Gap, LinkDay, LinkWindow, StatsStore } from './ports.js';
 import type { Stats, TagStats } from './stats-schemas.js';
 import { StatsWindow, type Day, type StatsRequest } from './stats-window.js';
 import { emptySketch, estimate, type Sketch } from './visitors.js';
@@ -60,7 +60,8 @@ export class StatsService {
   async csv(principal: Principal, linkId: string, request: StatsRequest): Promise<{ filename: string; body: string }> {
     const w = this.window(request);
     const link = await this.deps.links.access(principal, linkId, 'analytics:read');
-    const [days, gaps] = await Promise.all([this.days(link.id, w), this.gaps(link.id, link.createdAt, w)]);
+    // Closed days as their summaries and compacted rows: the unique visitors of a day are in its summary, no sketch is read.
+    const [{ days }, gaps] = await Promise.all([this.deps.store.linkWindow(link.id, w.fromDay, w.toDay, true), this.gaps(link.id, link.createdAt, w)]);
     const lines: CsvRow[] = w.daily(days).flatMap(dayRows);
     for (const day of days) {
       DIMENSIONS.forEach((dimension, d) => {
@@ -168,10 +169,6 @@ export class StatsService {
         w,
       ),
     };
-  }
-
-  private async days(linkId: string, w: StatsWindow): Promise<LinkDayVisitors[]> {
-    return (await this.deps.store.linkDays([linkId], w.fromDay, w.toDay)).get(linkId)!;
   }
 
   /** Gaps of the window; gaps of bot visits only when bots are counted. */

@@ -106,9 +106,9 @@ export class KyselyStatsStore implements StatsStore {
     return [...stamps.keys()].flatMap((key) => found.get(key) ?? []);
   }
 
-  async linkWindow(linkId: string, fromDay: string, toDay: string): Promise<LinkWindow> {
+  async linkWindow(linkId: string, fromDay: string, toDay: string, perDay = false): Promise<LinkWindow> {
     for (let attempt = 1; attempt < 3; attempt++) {
-      const window = await this.readWindow(linkId, fromDay, toDay);
+      const window = await this.readWindow(linkId, fromDay, toDay, perDay);
       if (window !== undefined) return window;
     }
     // Compactions kept committing between the reads: the days as their rows hold them, without summaries.
@@ -120,7 +120,7 @@ export class KyselyStatsStore implements StatsStore {
    * largest first, store/compaction.ts), and the other days added up from their rows. Undefined when
    * a compaction changed what it read between its queries.
    */
-  private async readWindow(linkId: string, fromDay: string, toDay: string): Promise<LinkWindow | undefined> {
+  private async readWindow(linkId: string, fromDay: string, toDay: string, perDay: boolean): Promise<LinkWindow | undefined> {
     // Blocks first: a block built again after this query has another version, which blocks() finds.
     const stored = await storedBlocks(this.db, [linkId], fromDay, toDay);
     const rows = await this.rowKeys([linkId], fromDay, toDay);
@@ -138,7 +138,7 @@ export class KyselyStatsStore implements StatsStore {
     const blocks: { level: number; start: string }[] = [];
     const inBlocks = new Set<number>();
     const last = dayNumber(toDay) - first;
-    for (let at = 0; at <= last;) {
+    for (let at = 0; at <= last && !perDay;) {
       let span = 1;
       for (let level = LEVELS; level >= 1; level--) {
         const size = 2 ** level;
