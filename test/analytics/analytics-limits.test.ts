@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { addGaps } from '../../src/analytics/store/visit-gaps.js';
-import { grantAccounts } from '../../src/analytics/store/visit-allowance.js';
+import { grantAccounts, lockMonthRows } from '../../src/analytics/store/visit-allowance.js';
 import { eachDatabase, type DatabaseKind } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
 import { linkWithKey, stats, visit } from '../helpers/analytics.js';
@@ -300,7 +300,7 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
     }
   });
 
-  test('an account without a month row when the grant runs gets one, then its free visits and packs', async () => {
+  test('an account without a month row when its flush runs gets one, then its free visits and packs', async () => {
     const [withPack, without] = [await linkWithKey(h), await linkWithKey(h)];
     await h.database.db
       .insertInto('capacity_packs')
@@ -320,7 +320,14 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
       [withPack.accountId, 8],
       [without.accountId, 8],
     ].sort(([a], [b]) => (a! < b! ? -1 : 1)) as [string, number][];
-    const granted = await h.database.db.transaction().execute((tx) => grantAccounts(tx, h.database.dialect, month, wants, 5));
+    const granted = await h.database.db.transaction().execute(async (tx) => {
+      await lockMonthRows(
+        tx,
+        h.database.dialect,
+        wants.map(([account]) => [month, account]),
+      );
+      return grantAccounts(tx, h.database.dialect, month, wants, 5);
+    });
     assert.deepEqual(Object.fromEntries(granted), { [withPack.accountId]: 8, [without.accountId]: 5 });
     assert.deepEqual(await recording(withPack.accountId), { recordedThisMonth: 8, freeLeft: 0, packsLeft: 7 });
     assert.deepEqual(await recording(without.accountId), { recordedThisMonth: 5, freeLeft: 0, packsLeft: 0 });

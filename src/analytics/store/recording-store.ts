@@ -7,7 +7,7 @@ import type { FlushBatch, GapReason, RecordingLimits, RecordingStore, Visit } fr
 import type { DB } from '../../platform/database/schema.js';
 import { compactSome } from './compaction.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
-import { grantAccounts, grantDay, lockDay, returnDay } from './visit-allowance.js';
+import { grantAccounts, grantDay, lockDay, lockMonthRows, returnDay } from './visit-allowance.js';
 
 type Tx = Transaction<DB>;
 
@@ -27,6 +27,13 @@ async function inSlices(visits: Visit[], work: (slice: Visit[]) => void): Promis
   }
 }
 
+/** The month and account of every account the days may charge (trial links are charged to none), each once. */
+function chargedMonths(days: Map<string, DayDemand>): [string, string][] {
+  const keys = new Set<string>();
+  for (const [day, want] of days) for (const account of want.accounts.keys()) if (account !== TRIAL_GROUP) keys.add(`${day.slice(0, 7)}\t${account}`);
+  return [...keys].map((key) => key.split('\t') as [string, string]);
+}
+
 /** Recording storage: the flush transaction, heartbeats, and reaping of dead instances. */
 export class KyselyRecordingStore implements RecordingStore {
   private readonly db: Kysely<DB>;
@@ -42,8 +49,9 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * One transaction. Every flush locks its days' rows first (ascending), then accounts, packs and
-   * links, each in order, so flushes of several instances wait for each other instead of deadlocking.
+   * One transaction. Every flush locks its days' rows first (ascending), then its accounts' month rows
+   * (by month and account, all at once), packs and links, each in order, so flushes of several instances
+   * wait for each other instead of deadlocking.
    * Tallies need no lock: each instance writes only its own.
    */
   async flush(batch: FlushBatch): Promise<Visit[]> {
@@ -65,6 +73,7 @@ export class KyselyRecordingStore implements RecordingStore {
             .executeTakeFirst();
           if (this.joined && alive === undefined) this.tallies.forget();
           for (const day of days.keys()) await lockDay(tx, day);
+          await lockMonthRows(tx, this.dialect, chargedMonths(days));
           const grants = new Map<string, DayGrant>();
           for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
           const { recorded, refused } = grantsAll(days, grants) ? { recorded: batch.visits, refused: [] } : choose(batch.visits, grants, batch.now);

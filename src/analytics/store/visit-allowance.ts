@@ -58,31 +58,41 @@ const accountList = (dialect: Dialect, accounts: string[]) =>
   );
 
 /**
- * Up to `n` visits for each account of `wants` (ascending): the month rows accounts lack are made
- * (zeros), then one statement takes the visits from the free visits of the month, then accounts short
- * of them take from their packs, oldest first (ADR 0049). All rows are made before any is locked (an
- * inserted row stays locked until the commit), and PostgreSQL then locks them in ascending order:
- * flushes of two days of one month cannot deadlock.
+ * Makes the month rows accounts lack (zeros) and, on PostgreSQL, locks them, in one order: by month,
+ * then account. All rows are made before any is locked (an inserted row stays locked until the commit),
+ * both in that order. A flush does it once for every month and account it may charge, before its days'
+ * grants (recording-store.ts): a flush over two days that locked each day's accounts in turn could hold
+ * one account and wait for another that a flush of a third day of the month holds, waiting for the first.
+ */
+export async function lockMonthRows(tx: Tx, dialect: Dialect, rows: [month: string, account: string][]): Promise<void> {
+  if (rows.length === 0) return;
+  const list = jsonRows(dialect, rows, [
+    ['month', 'text'],
+    ['account_id', 'text'],
+  ]);
+  // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
+  await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant)
+    select account_id, month, 0, 0, 0 from ${list} as v where true order by month, account_id
+    on conflict (account_id, month) do nothing`.execute(tx);
+  if (dialect === 'postgres') {
+    await sql`select m.account_id from visit_months m join ${list} as v on m.month = v.month and m.account_id = v.account_id
+      order by m.month, m.account_id for update of m`.execute(tx);
+  }
+}
+
+/**
+ * Up to `n` visits for each account of `wants`, whose month rows the transaction made and locked
+ * (lockMonthRows): one statement takes the visits from the free visits of the month, then accounts
+ * short of them take from their packs, oldest first (ADR 0049).
  */
 export async function grantAccounts(tx: Tx, dialect: Dialect, month: string, wants: [string, number][], free: number): Promise<Map<string, number>> {
   const asked = wants.filter(([, n]) => n > 0);
   const got = new Map<string, number>();
   if (asked.length === 0) return got;
-  // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
-  await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant)
-    select account_id, ${month}, 0, 0, 0 from ${accountList(
-      dialect,
-      asked.map(([account]) => account),
-    )} as v where true order by account_id
-    on conflict (account_id, month) do nothing`.execute(tx);
   const offers = jsonRows(dialect, asked, [
     ['account_id', 'text'],
     ['n', 'bigint'],
   ]);
-  if (dialect === 'postgres') {
-    await sql`select account_id from visit_months where month = ${month}
-      and account_id in (select account_id from ${offers} as v) order by account_id for update`.execute(tx);
-  }
   const set = fromFreeVisits(sql<number>`v.n`, free);
   const taken = await sql<{ account_id: string; last_grant: number | string }>`update visit_months
     set free_used = ${set.free_used}, last_grant = ${set.last_grant}, recorded = ${set.recorded}
