@@ -1,4 +1,5 @@
 import { DAY_MS, QUARTER_MS, utcDay } from '../platform/time.js';
+import { dayNumber, dayOfNumber } from './counts.js';
 import type { LinkDay, Source } from './ports.js';
 import { ZoneClock } from './zones.js';
 
@@ -26,7 +27,7 @@ const clocks = new Map<string, ZoneClock>();
 /** A clock per zone, kept: each remembers the offsets it looked up. Bounded by the zones that exist. */
 const clockOf = (zone: string) => clocks.get(zone) ?? clocks.set(zone, new ZoneClock(zone)).get(zone)!;
 
-const dateAdd = (date: string, days: number) => utcDay(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS);
+const dateAdd = (date: string, days: number) => dayOfNumber(dayNumber(date) + days);
 
 /**
  * The window of a request: its `days` days in the zone, today included, from the first one's midnight
@@ -55,7 +56,7 @@ export class StatsWindow {
     const today = this.clock.local(to).date;
     this.dates = Array.from({ length: request.days }, (_, i) => dateAdd(today, i - request.days + 1));
     this.from = this.clock.startOf(this.dates[0]!);
-    this.first = Date.parse(`${this.dates[0]}T00:00:00Z`) / DAY_MS;
+    this.first = dayNumber(this.dates[0]!);
     this.fromDay = utcDay(this.from);
     this.toDay = utcDay(to);
     this.columns = [0, 1, 2, 3].filter(
@@ -92,7 +93,7 @@ export class StatsWindow {
   addDays(days: Day[], linkDays: readonly LinkDay[]): void {
     const { columns, first, from, to } = this;
     for (const linkDay of linkDays) {
-      const midnight = Date.parse(`${linkDay.day}T00:00:00Z`);
+      const midnight = dayNumber(linkDay.day) * DAY_MS;
       const { dates, hours } = this.clock.quarters(midnight);
       const n = linkDay.quarters;
       // Per local date the UTC day reaches (from its first), the day's visits there.
@@ -128,7 +129,7 @@ export class StatsWindow {
 
   /** The share on the window's dates of a UTC day's unique visitors, by the visits there of one or several links (`quarters`), as addDays shares them. */
   visitorsInWindow(day: string, quarters: readonly ArrayLike<number>[], visitors: number): number {
-    const { dates } = this.clock.quarters(Date.parse(`${day}T00:00:00Z`));
+    const { dates } = this.clock.quarters(dayNumber(day) * DAY_MS);
     const visits = new Array<number>(dates[95]! - dates[0]! + 1).fill(0);
     for (let quarter = 0; quarter < 96; quarter++) for (const n of quarters) visits[dates[quarter]! - dates[0]!]! += this.sum(n as number[], 4 * quarter);
     return share(visitors, visits).reduce((sum, shared, at) => sum + (this.dates[dates[0]! - this.first + at] === undefined ? 0 : shared), 0);
