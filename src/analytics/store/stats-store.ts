@@ -122,7 +122,8 @@ export class KyselyStatsStore implements StatsStore {
    */
   private async readWindow(linkId: string, fromDay: string, toDay: string, perDay: boolean): Promise<LinkWindow | undefined> {
     // Blocks first: a block built again after this query has another version, which blocks() finds.
-    const stored = await storedBlocks(this.db, [linkId], fromDay, toDay);
+    // A read per day (the CSV) uses none, and asks for none.
+    const stored = perDay ? [] : await storedBlocks(this.db, [linkId], fromDay, toDay);
     const rows = await this.rowKeys([linkId], fromDay, toDay);
     const versions = new Map(stored.map((block) => [`${block.level}\t${block.start}`, Number(block.version)]));
     // Per day of the window (from its first): undefined without counts; the compacted row's version where it alone holds the day (its summary's too), else 0.
