@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { postgresSkip } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
 import { until } from '../helpers/load.js';
-import { linkWithKey, stats, visit } from '../helpers/analytics.js';
+import { linkWithKey, stats, storedCounts, visit } from '../helpers/analytics.js';
 import type { FlushBatch, Visit } from '../../src/analytics/ports.js';
 import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
 
@@ -18,6 +18,35 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
     h = await Harness.start('postgres', { ANALYTICS_FLUSH_INTERVAL_MS: '20' });
   });
   after(async () => h.close());
+
+  /** How many of the database's connections wait for a lock. */
+  const waiting = async () =>
+    Number(
+      (
+        await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
+          h.database.db,
+        )
+      ).rows[0]!.n,
+    );
+  const now = Date.parse('2026-11-12T13:00:00Z');
+  const visitOf = (link: { id: string; accountId: string }, iso: string): Visit => ({
+    link: { id: link.id, accountId: link.accountId },
+    time: Date.parse(iso),
+    source: 's',
+    agent: { device: 'mobile', browser: 'Mobile Safari', os: 'iOS', bot: false },
+    country: 'DE',
+    referrer: 'direct',
+    visitor: 1,
+  });
+  /** A batch of an instance's visits, for a store flushed by hand: which visits each holds, and when, is the test's to choose. */
+  const batch = (instanceId: string, visits: Visit[], trackingDailyLimit = 100_000): FlushBatch => ({
+    instanceId,
+    startedAt: now,
+    now,
+    visits,
+    dropped: [],
+    limits: { freeVisitsPerMonth: 100, trackingDailyLimit, trackingDailyBotLimit: 100 },
+  });
 
   /** Locks the day's row from another connection, as another instance's flush does; resolves to its release. */
   async function holdDayRow(): Promise<() => Promise<void>> {
@@ -39,14 +68,6 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
 
   test('redirects are answered while the flush waits, and once it may, every visit is recorded once', { timeout: 30_000 }, async () => {
     const link = await linkWithKey(h);
-    const waiting = async () =>
-      Number(
-        (
-          await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
-            h.database.db,
-          )
-        ).rows[0]!.n,
-      );
     const release = await holdDayRow();
     try {
       await visit(h, link.slug, 1);
@@ -62,36 +83,10 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
   test('flushes of different days of one month lock their accounts in one order, and do not deadlock', { timeout: 30_000 }, async () => {
     const links = [await linkWithKey(h), await linkWithKey(h)].sort((l, m) => (l.accountId < m.accountId ? -1 : 1));
     const [a, b] = [links[0]!, links[1]!];
-    // Two instances' stores, flushed by hand: which visits each holds, and when, is the test's to choose.
+    // Two instances' stores, flushed by hand.
     const [x, y] = [new KyselyRecordingStore(h.database), new KyselyRecordingStore(h.database)];
-    const now = Date.parse('2026-11-12T13:00:00Z');
-    const visitOf = (link: { id: string; accountId: string }, iso: string): Visit => ({
-      link: { id: link.id, accountId: link.accountId },
-      time: Date.parse(iso),
-      source: 's',
-      agent: { device: 'mobile', browser: 'Mobile Safari', os: 'iOS', bot: false },
-      country: 'DE',
-      referrer: 'direct',
-      visitor: 1,
-    });
-    const batch = (instanceId: string, visits: Visit[]): FlushBatch => ({
-      instanceId,
-      startedAt: now,
-      now,
-      visits,
-      dropped: [],
-      limits: { freeVisitsPerMonth: 100, trackingDailyLimit: 100_000, trackingDailyBotLimit: 100 },
-    });
     // The month's rows exist: only their locks are at stake.
     await x.flush(batch('x', [visitOf(a, '2026-11-09T12:00:00Z'), visitOf(b, '2026-11-09T12:00:00Z')]));
-    const waiting = async () =>
-      Number(
-        (
-          await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
-            h.database.db,
-          )
-        ).rows[0]!.n,
-      );
     // Another connection holds a's month row; y (12 November: a, then b) waits for it first, then x
     // (10 November: b; 11 November: a). Locking each day's accounts in turn, x would hold b while it
     // waits for a, and y, given a, would wait for b: a deadlock, one of the flushes failed.
@@ -128,6 +123,79 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
     assert.deepEqual(
       recorded.rows.map((r) => Number(r.recorded)),
       [3, 3],
+    );
+  });
+
+  test("with room for its visits, a flush writes its counts before it waits for the day's row", { timeout: 30_000 }, async () => {
+    const link = await linkWithKey(h);
+    const x = new KyselyRecordingStore(h.database);
+    const release = await holdDayRow();
+    let flushing: Promise<Visit[]> | undefined;
+    try {
+      flushing = x.flush(batch('early', [visitOf(link, '2026-11-15T08:00:00Z'), visitOf(link, '2026-11-15T08:10:00Z')]));
+      await until("the flush waits for the day's row", async () => (await waiting()) === 1, 10_000);
+      // The waiting flush has written its tallies (a lock on visit_tallies), so another instance's flush waits only for its grants.
+      const { rows } = await sql<{ n: string }>`select count(*) as n from pg_locks l join pg_class c on c.oid = l.relation
+        where c.relname = 'visit_tallies' and l.pid in (select pid from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database())`.execute(
+        h.database.db,
+      );
+      assert.ok(Number(rows[0]!.n) > 0, 'the waiting flush holds no lock on visit_tallies: it has not written its counts yet');
+    } finally {
+      await release();
+    }
+    assert.equal((await flushing)?.length, 2);
+    const counted = await storedCounts(h.database, link.id, '2026-11-15', '2026-11-15');
+    assert.equal(
+      counted.filter((row) => row.dimension === 'country').reduce((n, row) => n + row.n[0]!, 0),
+      2,
+    );
+  });
+
+  test('a flush whose room another takes while it waits is made again after its grants, and records what the ceiling leaves', { timeout: 30_000 }, async () => {
+    const link = await linkWithKey(h);
+    const x = new KyselyRecordingStore(h.database);
+    const visits = Array.from({ length: 6 }, (_, i) => visitOf(link, `2026-11-16T08:0${i}:00Z`));
+    // The day's ceiling of 10 has room for the 6 visits as x first reads it; another flush then takes 7 of it.
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const other = h.database.db.transaction().execute(async (tx) => {
+      await sql`insert into visit_days (day, recorded, bots, last_grant) values ('2026-11-16', 0, 0, 0) on conflict (day) do nothing`.execute(tx);
+      await sql`select day from visit_days where day = '2026-11-16' for update`.execute(tx);
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+      await sql`update visit_days set recorded = recorded + 7 where day = '2026-11-16'`.execute(tx);
+    });
+    await isLocked;
+    let flushing: Promise<Visit[]> | undefined;
+    try {
+      flushing = x.flush(batch('taken', visits, 10));
+      await until("the flush waits for the day's row", async () => (await waiting()) === 1, 10_000);
+    } finally {
+      release();
+      await other;
+    }
+    assert.equal((await flushing)?.length, 3);
+    const counted = await storedCounts(h.database, link.id, '2026-11-16', '2026-11-16');
+    assert.equal(
+      counted.filter((row) => row.dimension === 'country').reduce((n, row) => n + row.n[0]!, 0),
+      3,
+      'only the granted visits are counted, once',
+    );
+    const day = await h.database.db.selectFrom('visit_days').select('recorded').where('day', '=', '2026-11-16').executeTakeFirstOrThrow();
+    assert.equal(Number(day.recorded), 10);
+    const gaps = await h.database.db.selectFrom('visit_gaps').select('reason').where('link_id', '=', link.id).execute();
+    assert.deepEqual(
+      gaps.map((g) => g.reason),
+      ['daily_ceiling_reached'],
+    );
+    const { visits: total } = await h.database.db.selectFrom('links').select('visits').where('id', '=', link.id).executeTakeFirstOrThrow();
+    assert.equal(Number(total), 3);
+    // The next flush of the same instance goes on from what its rows hold.
+    assert.equal((await x.flush(batch('taken', [visitOf(link, '2026-11-17T08:00:00Z')], 10))).length, 1);
+    assert.equal(
+      (await storedCounts(h.database, link.id)).filter((row) => row.dimension === 'country').reduce((n, row) => n + row.n[0]!, 0),
+      4,
     );
   });
 });

@@ -7,7 +7,10 @@ import type { FlushBatch, GapReason, RecordingLimits, RecordingStore, Visit } fr
 import type { DB } from '../../platform/database/schema.js';
 import { compactSome } from './compaction.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
-import { grantAccounts, grantDay, lockDay, lockMonthRows, returnDay } from './visit-allowance.js';
+import { grantAccounts, grantDay, hasRoom, lockDay, lockMonthRows, returnDay } from './visit-allowance.js';
+
+/** A flush's grants fell short of the visits whose tallies it wrote before them (another flush took the room). */
+class RoomTaken extends Error {}
 
 type Tx = Transaction<DB>;
 
@@ -51,8 +54,11 @@ export class KyselyRecordingStore implements RecordingStore {
   /**
    * One transaction. Every flush locks its days' rows first (ascending), then its accounts' month rows
    * (by month and account, all at once), packs and links, each in order, so flushes of several instances
-   * wait for each other instead of deadlocking.
-   * Tallies need no lock: each instance writes only its own.
+   * wait for each other instead of deadlocking. Tallies need no lock: each instance writes only its own.
+   * When the rows have room for every visit (hasRoom, the usual case), the tallies are written before
+   * the locks are taken, so that another instance's flush waits only for the grants and the links'
+   * totals, not for the writing of thousands of rows; should a flush take the room meanwhile, the grants
+   * fall short, and the transaction is undone and made again with the tallies after the grants.
    */
   async flush(batch: FlushBatch): Promise<Visit[]> {
     // What the visits ask of each day, worked out before the transaction.
@@ -60,41 +66,54 @@ export class KyselyRecordingStore implements RecordingStore {
     await inSlices(batch.visits, (slice) => addDemand(asked, slice));
     const days = inLockOrder(asked);
     try {
-      return await this.db
-        .transaction()
-        .execute(async (tx) => {
-          // Taken for dead and reaped: its rows of closed days may be compacted, and must not be written whole again.
-          // Its row is written first, so that a reaping waits for this flush and then finds it alive.
-          const alive = await tx
-            .updateTable('recorder_instances')
-            .set({ beat_at: batch.now })
-            .where('id', '=', batch.instanceId)
-            .returning('id')
-            .executeTakeFirst();
-          if (this.joined && alive === undefined) this.tallies.forget();
-          for (const day of days.keys()) await lockDay(tx, day);
-          await lockMonthRows(tx, this.dialect, chargedMonths(days));
-          const grants = new Map<string, DayGrant>();
-          for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
-          const { recorded, refused } = grantsAll(days, grants) ? { recorded: batch.visits, refused: [] } : choose(batch.visits, grants, batch.now);
-          await inSlices(recorded, (slice) => this.tallies.add(slice));
-          const touched = this.tallies.touched();
-          await this.writeTallies(tx, touched);
-          await this.addLinkVisits(tx, touched);
-          await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
-          await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
-          return recorded;
-        })
-        .then((recorded) => ((this.joined = true), recorded));
+      return await this.transaction(batch, days, await hasRoom(this.db, this.dialect, days, batch.limits));
     } catch (error) {
       // The tallies now hold visits their rows may not: from here on they are written as a new writer's.
+      this.tallies.forget();
+      if (!(error instanceof RoomTaken)) throw error;
+    }
+    try {
+      return await this.transaction(batch, days, false);
+    } catch (error) {
       this.tallies.forget();
       throw error;
     }
   }
 
-  /** Each touched tally's row, written whole (only this writer writes it, so nothing is read). */
-  private async writeTallies(tx: Tx, touched: Tally[]): Promise<void> {
+  /** The flush's transaction; `early`, the tallies of every visit are written before the grants, which must then grant them all. */
+  private async transaction(batch: FlushBatch, days: Map<string, DayDemand>, early: boolean): Promise<Visit[]> {
+    const recorded = await this.db.transaction().execute(async (tx) => {
+      // Taken for dead and reaped: its rows of closed days may be compacted, and must not be written whole again.
+      // Its row is written first, so that a reaping waits for this flush and then finds it alive.
+      const alive = await tx
+        .updateTable('recorder_instances')
+        .set({ beat_at: batch.now })
+        .where('id', '=', batch.instanceId)
+        .returning('id')
+        .executeTakeFirst();
+      if (this.joined && alive === undefined) this.tallies.forget();
+      let touched = early ? await this.writeTallies(tx, batch.visits) : [];
+      for (const day of days.keys()) await lockDay(tx, day);
+      await lockMonthRows(tx, this.dialect, chargedMonths(days));
+      const grants = new Map<string, DayGrant>();
+      for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
+      const all = grantsAll(days, grants);
+      if (early && !all) throw new RoomTaken();
+      const { recorded, refused } = all ? { recorded: batch.visits, refused: [] } : choose(batch.visits, grants, batch.now);
+      if (!early) touched = await this.writeTallies(tx, recorded);
+      await this.addLinkVisits(tx, touched);
+      await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
+      await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
+      return recorded;
+    });
+    this.joined = true;
+    return recorded;
+  }
+
+  /** Adds the visits to the tallies, and writes each tally they touched whole (only this writer writes its rows, so nothing is read). */
+  private async writeTallies(tx: Tx, visits: Visit[]): Promise<Tally[]> {
+    await inSlices(visits, (slice) => this.tallies.add(slice));
+    const touched = this.tallies.touched();
     const writer = this.tallies.writer;
     for (let i = 0; i < touched.length; i += TALLIES_PER_STATEMENT[this.dialect]) {
       const rows = touched.slice(i, i + TALLIES_PER_STATEMENT[this.dialect]).map((t) => ({ link_id: t.linkId, day: t.day, writer, version: 1, ...t.encode() }));
@@ -111,6 +130,7 @@ export class KyselyRecordingStore implements RecordingStore {
         .execute();
       await letOthersRun(this.dialect);
     }
+    return touched;
   }
 
   /**
