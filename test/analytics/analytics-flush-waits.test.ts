@@ -198,4 +198,16 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
       4,
     );
   });
+
+  test('a flush of visits that were only dropped writes their gap', async () => {
+    const link = await linkWithKey(h);
+    const x = new KyselyRecordingStore(h.database);
+    const dropped = { linkId: link.id, reason: 'recording_unavailable' as const, count: 2, from: now - 1000, to: now };
+    assert.deepEqual(await x.flush({ ...batch('dropped', []), dropped: [dropped] }), []);
+    const gaps = await h.database.db.selectFrom('visit_gaps').select('reason').where('link_id', '=', link.id).execute();
+    assert.deepEqual(
+      gaps.map((g) => g.reason),
+      ['recording_unavailable'],
+    );
+  });
 });

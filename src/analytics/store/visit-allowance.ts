@@ -58,6 +58,7 @@ export async function returnDay(tx: Tx, day: string, n: number): Promise<void> {
  * flush meanwhile shows in its grants.
  */
 export async function hasRoom(db: Kysely<DB>, dialect: Dialect, days: Map<string, DayDemand>, limits: RecordingLimits): Promise<boolean> {
+  if (days.size === 0) return true;
   const ceilings = await db
     .selectFrom('visit_days')
     .select(['day', 'recorded', 'bots'])
