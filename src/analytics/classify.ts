@@ -72,14 +72,17 @@ export function classifyAgent(ua: string): VisitClass {
   const browser = BROWSERS.get((result.browser.name ?? '').toLowerCase()) ?? 'other';
   const os = SYSTEMS.get((result.os.name ?? '').toLowerCase()) ?? 'other';
   if (isbot(ua) || PREVIEW_FETCHERS.test(ua)) return { device: 'bot', browser, os, bot: true };
-  return { device: deviceClass(result.device.type, Boolean(result.os.name || result.browser.name)), browser, os, bot: false };
+  return { device: deviceClass(result.device.type, os, Boolean(result.os.name || result.browser.name)), browser, os, bot: false };
 }
 
-function deviceClass(type: string | undefined, recognised: boolean): DeviceClass {
+/** Systems only phones (and watches) run: a user agent of one that names no device type is still no desktop. */
+const PHONE_SYSTEMS = new Set(['iOS', 'Android', 'HarmonyOS', 'KaiOS', 'watchOS', 'Windows Phone', 'BlackBerry']);
+
+function deviceClass(type: string | undefined, os: string, recognised: boolean): DeviceClass {
   if (type === 'mobile' || type === 'wearable') return 'mobile';
   if (type === 'tablet') return 'tablet';
   // ua-parser-js names no device type for desktops; consoles, TVs and embedded devices are "other".
-  if (type === undefined) return recognised ? 'desktop' : 'other';
+  if (type === undefined) return PHONE_SYSTEMS.has(os) ? 'mobile' : recognised ? 'desktop' : 'other';
   return 'other';
 }
 

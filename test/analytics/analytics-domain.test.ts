@@ -219,6 +219,10 @@ test('user agents are classified as mobile, tablet, desktop, bot or other', () =
   assert.deepEqual(classifyAgent(UA.googlebot).device, 'bot');
   assert.equal(classifyAgent('curl/8.5.0').bot, true);
   assert.deepEqual(classifyAgent(''), { device: 'other', browser: 'other', os: 'other', bot: false });
+  // A phone's system without the device token ua-parser-js reads a device type from is no desktop.
+  assert.deepEqual(classifyAgent('Mozilla/5.0 (Linux; Android 14) Firefox/133.0'), { device: 'mobile', browser: 'Firefox', os: 'Android', bot: false });
+  assert.equal(classifyAgent('Mozilla/5.0 (Android 14; Mobile)').device, 'mobile');
+  assert.equal(classifyAgent('Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0').device, 'desktop');
   const classifier = new VisitClassifier();
   assert.equal(classifier.userAgent(UA.iphone), classifier.userAgent(UA.iphone), 'cached and interned');
 });
