@@ -159,9 +159,16 @@ export class Tallies {
 
   constructor(private readonly maxHeld = 200_000) {}
 
+  /**
+   * Before a flush adds its visits: holding too many tallies, it forgets them all. Never between a
+   * flush's calls of `add`, which would forget visits the flush has counted and must write.
+   */
+  trim(): void {
+    if (this.held > this.maxHeld) this.forget();
+  }
+
   /** Adds visits (a flush's, in one or several calls); `touched` then hands over the tallies they changed. */
   add(visits: Visit[]): void {
-    if (this.held > this.maxHeld) this.forget();
     const touched = this.changed;
     for (const visit of visits) {
       const day = dayOf(visit.time);

@@ -134,6 +134,27 @@ test('a writer adds each flush to the tallies it holds; after forgetting them it
   assert.deepEqual(timeOf(readBack(fresh!)), [['12:00', 1, 0, 0, 0]]);
 });
 
+test('a writer holding too many tallies forgets them before a flush, never between the slices of one', () => {
+  const tallies = new Tallies(2);
+  tallies.trim();
+  tallies.add(
+    visits([
+      ['L1', 'a', 'DE'],
+      ['L2', 'a', 'DE'],
+      ['L3', 'a', 'DE'],
+    ]),
+  );
+  // The flush's next slice: the tallies of the first are still to be written.
+  tallies.add(visits([['L4', 'a', 'DE']]));
+  assert.deepEqual(
+    tallies.touched().map((tally) => tally.linkId),
+    ['L1', 'L2', 'L3', 'L4'],
+  );
+  const writer = tallies.writer;
+  tallies.trim();
+  assert.notEqual(tallies.writer, writer, 'the next flush writes as a new writer');
+});
+
 test("a read adds up the rows of a day's writers, counts and unique visitors, per set of columns", () => {
   const written = (visitsOf: [string, string | null, string, boolean?, ('s' | 'q')?][], visitor: number) => {
     const tallies = new Tallies();

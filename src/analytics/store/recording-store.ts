@@ -114,6 +114,7 @@ export class KyselyRecordingStore implements RecordingStore {
 
   /** Adds the visits to the tallies, and writes each tally they touched whole (only this writer writes its rows, so nothing is read). */
   private async writeTallies(tx: Tx, visits: Visit[]): Promise<Tally[]> {
+    this.tallies.trim();
     await inSlices(visits, (slice) => this.tallies.add(slice));
     const touched = this.tallies.touched();
     const writer = this.tallies.writer;
