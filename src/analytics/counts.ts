@@ -369,14 +369,31 @@ export interface DayGrant {
   bots: number;
 }
 
-/** Whether the grants give every day all it asked: then every visit is recorded, and none need choosing. */
-export function grantsAll(days: Map<string, DayDemand>, grants: Map<string, DayGrant>): boolean {
+/** What a visit asks of: its UTC day and account (a trial link's TRIAL_GROUP; bots, none: ''). */
+export const demandKey = (day: string, account: string) => `${day}\t${account}`;
+const demandOf = (visit: Visit) => demandKey(dayOf(visit.time), visit.agent.bot ? '' : (visit.link.accountId ?? TRIAL_GROUP));
+
+/**
+ * Whether the grants give every day all it asked (of the demands `only`, when given: keys of
+ * demandKey): then those visits are recorded, and none need choosing.
+ */
+export function grantsAll(days: Map<string, DayDemand>, grants: Map<string, DayGrant>, only?: Set<string>): boolean {
+  const asked = (day: string, account: string) => only === undefined || only.has(demandKey(day, account));
   for (const [day, want] of days) {
     const grant = grants.get(day)!;
-    if (grant.bots < want.bots) return false;
-    for (const [account, n] of want.accounts) if ((grant.accounts.get(account) ?? 0) < n) return false;
+    if (asked(day, '') && grant.bots < want.bots) return false;
+    for (const [account, n] of want.accounts) if (asked(day, account) && (grant.accounts.get(account) ?? 0) < n) return false;
   }
   return true;
+}
+
+/** The visits whose demand (demandKey) is among `keys`, and the others. */
+export function splitByDemand(visits: Visit[], keys: Set<string>): [Visit[], Visit[]] {
+  if (keys.size === 0) return [[], visits];
+  const among: Visit[] = [];
+  const others: Visit[] = [];
+  for (const visit of visits) (keys.has(demandOf(visit)) ? among : others).push(visit);
+  return [among, others];
 }
 
 /**
@@ -391,7 +408,7 @@ export function choose(visits: Visit[], grants: Map<string, DayGrant>, now: numb
     const day = dayOf(visit.time);
     const grant = grants.get(day)!;
     const account = visit.agent.bot ? '' : (visit.link.accountId ?? TRIAL_GROUP);
-    const key = `${day}\t${account}`;
+    const key = demandKey(day, account);
     const granted = left.get(key) ?? (visit.agent.bot ? grant.bots : (grant.accounts.get(account) ?? 0));
     left.set(key, granted - 1);
     if (granted > 0) {

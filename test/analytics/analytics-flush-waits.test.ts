@@ -28,6 +28,16 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
         )
       ).rows[0]!.n,
     );
+  /** Whether the connection that waits for a lock has written to visit_tallies (holds a lock on it). */
+  const waiterWroteTallies = async () =>
+    Number(
+      (
+        await sql<{ n: string }>`select count(*) as n from pg_locks l join pg_class c on c.oid = l.relation
+          where c.relname = 'visit_tallies' and l.pid in (select pid from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database())`.execute(
+          h.database.db,
+        )
+      ).rows[0]!.n,
+    ) > 0;
   const now = Date.parse('2026-11-12T13:00:00Z');
   const visitOf = (link: { id: string; accountId: string }, iso: string): Visit => ({
     link: { id: link.id, accountId: link.accountId },
@@ -135,11 +145,7 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
       flushing = x.flush(batch('early', [visitOf(link, '2026-11-15T08:00:00Z'), visitOf(link, '2026-11-15T08:10:00Z')]));
       await until("the flush waits for the day's row", async () => (await waiting()) === 1, 10_000);
       // The waiting flush has written its tallies (a lock on visit_tallies), so another instance's flush waits only for its grants.
-      const { rows } = await sql<{ n: string }>`select count(*) as n from pg_locks l join pg_class c on c.oid = l.relation
-        where c.relname = 'visit_tallies' and l.pid in (select pid from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database())`.execute(
-        h.database.db,
-      );
-      assert.ok(Number(rows[0]!.n) > 0, 'the waiting flush holds no lock on visit_tallies: it has not written its counts yet');
+      assert.ok(await waiterWroteTallies(), 'the waiting flush holds no lock on visit_tallies: it has not written its counts yet');
     } finally {
       await release();
     }
@@ -210,4 +216,37 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
       ['recording_unavailable'],
     );
   });
+
+  test(
+    'an account past its allowance does not hold the others back: their counts are written before the locks, its visits refused',
+    { timeout: 30_000 },
+    async () => {
+      const [over, within] = [await linkWithKey(h), await linkWithKey(h)];
+      // The month's free visits (100) of one account are used up, and it has no pack.
+      await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant) values (${over.accountId}, '2026-11', 100, 100, 0)`.execute(
+        h.database.db,
+      );
+      const x = new KyselyRecordingStore(h.database);
+      const release = await holdDayRow();
+      let flushing: Promise<Visit[]> | undefined;
+      try {
+        flushing = x.flush(
+          batch('partly', [visitOf(over, '2026-11-15T08:00:00Z'), visitOf(within, '2026-11-15T08:00:00Z'), visitOf(within, '2026-11-15T08:05:00Z')]),
+        );
+        await until("the flush waits for the day's row", async () => (await waiting()) === 1, 10_000);
+        assert.ok(await waiterWroteTallies(), 'the counts of the account with room wait for the other account');
+      } finally {
+        await release();
+      }
+      assert.deepEqual(
+        (await flushing)?.map((visit) => visit.link.id),
+        [within.id, within.id],
+      );
+      const countedOf = async (link: { id: string }) =>
+        (await storedCounts(h.database, link.id, '2026-11-15', '2026-11-15')).filter((row) => row.dimension === 'country').reduce((n, row) => n + row.n[0]!, 0);
+      assert.deepEqual([await countedOf(over), await countedOf(within)], [0, 2]);
+      const gaps = await h.database.db.selectFrom('visit_gaps').select(['link_id', 'reason']).where('link_id', 'in', [over.id, within.id]).execute();
+      assert.deepEqual(gaps, [{ link_id: over.id, reason: 'allowance_used_up' }]);
+    },
+  );
 });

@@ -2,14 +2,14 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { letOthersRun, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
-import { addDemand, choose, grantsAll, inLockOrder, Tallies, TRIAL_GROUP, type DayDemand, type DayGrant, type Tally } from '../counts.js';
+import { addDemand, choose, grantsAll, inLockOrder, splitByDemand, Tallies, TRIAL_GROUP, type DayDemand, type DayGrant, type Tally } from '../counts.js';
 import type { FlushBatch, GapReason, RecordingLimits, RecordingStore, Visit } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import { compactSome } from './compaction.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
-import { grantAccounts, grantDay, hasRoom, lockDay, lockMonthRows, returnDay } from './visit-allowance.js';
+import { demandsWithRoom, grantAccounts, grantDay, lockDay, lockMonthRows, returnDay } from './visit-allowance.js';
 
-/** A flush's grants fell short of the visits whose tallies it wrote before them (another flush took the room). */
+/** A flush's grants fell short of visits whose tallies it wrote before them (another flush took the room). */
 class RoomTaken extends Error {}
 
 type Tx = Transaction<DB>;
@@ -57,10 +57,11 @@ export class KyselyRecordingStore implements RecordingStore {
    * One transaction. Every flush locks its days' rows first (ascending), then its accounts' month rows
    * (by month and account, all at once), packs and links, each in order, so flushes of several instances
    * wait for each other instead of deadlocking. Tallies need no lock: each instance writes only its own.
-   * When the rows have room for every visit (hasRoom, the usual case), the tallies are written before
-   * the locks are taken, so that another instance's flush waits only for the grants and the links'
-   * totals, not for the writing of thousands of rows; should a flush take the room meanwhile, the grants
-   * fall short, and the transaction is undone and made again with the tallies after the grants.
+   * The visits of each day and account that the rows have room for (demandsWithRoom: usually all) are
+   * counted and written before the locks are taken, the others' after the grants, so that another
+   * instance's flush waits only for the grants, the links' totals and those few, not for the writing
+   * of thousands of rows; should a flush take the room meanwhile, the grants fall short, and the
+   * transaction is undone and made again with every tally after the grants.
    */
   async flush(batch: FlushBatch): Promise<Visit[]> {
     // What the visits ask of each day, worked out before the transaction.
@@ -68,22 +69,23 @@ export class KyselyRecordingStore implements RecordingStore {
     await inSlices(batch.visits, (slice) => addDemand(asked, slice));
     const days = inLockOrder(asked);
     try {
-      return await this.transaction(batch, days, await hasRoom(this.db, this.dialect, days, batch.limits));
+      return await this.transaction(batch, days, await demandsWithRoom(this.db, this.dialect, days, batch.limits));
     } catch (error) {
       // The tallies now hold visits their rows may not: from here on they are written as a new writer's.
       this.tallies.forget();
       if (!(error instanceof RoomTaken)) throw error;
     }
     try {
-      return await this.transaction(batch, days, false);
+      return await this.transaction(batch, days, new Set());
     } catch (error) {
       this.tallies.forget();
       throw error;
     }
   }
 
-  /** The flush's transaction; `early`, the tallies of every visit are written before the grants, which must then grant them all. */
-  private async transaction(batch: FlushBatch, days: Map<string, DayDemand>, early: boolean): Promise<Visit[]> {
+  /** The flush's transaction; the tallies of the visits of the demands `early` are written before the grants, which must then grant those all. */
+  private async transaction(batch: FlushBatch, days: Map<string, DayDemand>, early: Set<string>): Promise<Visit[]> {
+    const [first, rest] = splitByDemand(batch.visits, early);
     const recorded = await this.db.transaction().execute(async (tx) => {
       // Taken for dead and reaped: its rows of closed days may be compacted, and must not be written whole again.
       // Its row is written first, so that a reaping waits for this flush and then finds it alive.
@@ -94,19 +96,19 @@ export class KyselyRecordingStore implements RecordingStore {
         .returning('id')
         .executeTakeFirst();
       if (this.joined && alive === undefined) this.tallies.forget();
-      let touched = early ? await this.writeTallies(tx, batch.visits) : [];
+      this.tallies.trim();
+      const touchedFirst = await this.writeTallies(tx, first);
       for (const day of days.keys()) await lockDay(tx, day);
       await lockMonthRows(tx, this.dialect, chargedMonths(days));
       const grants = new Map<string, DayGrant>();
       for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
-      const all = grantsAll(days, grants);
-      if (early && !all) throw new RoomTaken();
-      const { recorded, refused } = all ? { recorded: batch.visits, refused: [] } : choose(batch.visits, grants, batch.now);
-      if (!early) touched = await this.writeTallies(tx, recorded);
+      if (!grantsAll(days, grants, early)) throw new RoomTaken();
+      const { recorded, refused } = grantsAll(days, grants) ? { recorded: rest, refused: [] } : choose(rest, grants, batch.now);
+      const touched = touchedFirst.concat(await this.writeTallies(tx, recorded));
       await this.addLinkVisits(tx, touched);
       await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
       await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
-      return recorded;
+      return [...first, ...recorded];
     });
     this.joined = true;
     return recorded;
@@ -114,7 +116,6 @@ export class KyselyRecordingStore implements RecordingStore {
 
   /** Adds the visits to the tallies, and writes each tally they touched whole (only this writer writes its rows, so nothing is read). */
   private async writeTallies(tx: Tx, visits: Visit[]): Promise<Tally[]> {
-    this.tallies.trim();
     await inSlices(visits, (slice) => this.tallies.add(slice));
     const touched = this.tallies.touched();
     const writer = this.tallies.writer;

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../platform/database/schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows } from '../../platform/database/json-rows.js';
-import { TRIAL_GROUP, type DayDemand } from '../counts.js';
+import { demandKey, TRIAL_GROUP, type DayDemand } from '../counts.js';
 import type { RecordingLimits } from '../ports.js';
 
 type Tx = Transaction<DB>;
@@ -52,47 +52,60 @@ export async function returnDay(tx: Tx, day: string, n: number): Promise<void> {
 }
 
 /**
- * Whether the rows as they stand (read, not locked) have room for every visit the days ask for: each
- * day's ceilings, and each account's free visits of the month and then its packs. A flush with room
- * writes its counts before it takes the locks (recording-store.ts); an answer made stale by another
- * flush meanwhile shows in its grants.
+ * The demands of a batch (keys of demandKey) that the rows as they stand (read, not locked) have room
+ * for: a day's bots when its bot ceiling holds them all; an account's people on a day (a trial link's
+ * too) when the day's ceiling holds every person the batch brings that day and, for an account, its
+ * free visits of the month and then its packs hold all it asks of the batch. A flush writes the counts
+ * of these before it takes the locks (recording-store.ts); an answer made stale by another flush
+ * meanwhile shows in its grants.
  */
-export async function hasRoom(db: Kysely<DB>, dialect: Dialect, days: Map<string, DayDemand>, limits: RecordingLimits): Promise<boolean> {
-  if (days.size === 0) return true;
+export async function demandsWithRoom(db: Kysely<DB>, dialect: Dialect, days: Map<string, DayDemand>, limits: RecordingLimits): Promise<Set<string>> {
+  const room = new Set<string>();
+  if (days.size === 0) return room;
   const ceilings = await db
     .selectFrom('visit_days')
     .select(['day', 'recorded', 'bots'])
     .where('day', 'in', [...days.keys()])
     .execute();
+  const peopleFit = new Set<string>();
   for (const [day, want] of days) {
     const row = ceilings.find((r) => r.day === day);
     const people = [...want.accounts.values()].reduce((a, b) => a + b, 0);
-    if (Number(row?.recorded ?? 0) + people > limits.trackingDailyLimit || Number(row?.bots ?? 0) + want.bots > limits.trackingDailyBotLimit) return false;
+    if (Number(row?.bots ?? 0) + want.bots <= limits.trackingDailyBotLimit) room.add(demandKey(day, ''));
+    if (Number(row?.recorded ?? 0) + people <= limits.trackingDailyLimit) peopleFit.add(day);
   }
   // Per account and month, the visits asked; past its free visits, an account's packs (of any month) must hold the rest.
   const asked = new Map<string, number>();
   for (const [day, want] of days)
     for (const [account, n] of want.accounts)
       if (account !== TRIAL_GROUP) asked.set(`${day.slice(0, 7)}\t${account}`, (asked.get(`${day.slice(0, 7)}\t${account}`) ?? 0) + n);
-  if (asked.size === 0) return true;
-  const list = jsonRows(
-    dialect,
-    [...asked.keys()].map((key) => key.split('\t')),
-    [
-      ['month', 'text'],
-      ['account_id', 'text'],
-    ],
-  );
-  const { rows } = await sql<{ month: string; account_id: string; free_used: number | string | null; packs: number | string }>`
-    select v.month, v.account_id, m.free_used,
-      (select coalesce(sum(p.visits - p.visits_used), 0) from capacity_packs p where p.account_id = v.account_id and p.status = 'active') as packs
-    from ${list} as v left join visit_months m on m.month = v.month and m.account_id = v.account_id`.execute(db);
   const beyondFree = new Map<string, number>();
-  for (const row of rows) {
-    const over = asked.get(`${row.month}\t${row.account_id}`)! - Math.max(0, limits.freeVisitsPerMonth - Number(row.free_used ?? 0));
-    if (over > 0) beyondFree.set(row.account_id, (beyondFree.get(row.account_id) ?? 0) + over);
+  const packs = new Map<string, number>();
+  if (asked.size > 0) {
+    const list = jsonRows(
+      dialect,
+      [...asked.keys()].map((key) => key.split('\t')),
+      [
+        ['month', 'text'],
+        ['account_id', 'text'],
+      ],
+    );
+    const { rows } = await sql<{ month: string; account_id: string; free_used: number | string | null; packs: number | string }>`
+      select v.month, v.account_id, m.free_used,
+        (select coalesce(sum(p.visits - p.visits_used), 0) from capacity_packs p where p.account_id = v.account_id and p.status = 'active') as packs
+      from ${list} as v left join visit_months m on m.month = v.month and m.account_id = v.account_id`.execute(db);
+    for (const row of rows) {
+      const over = asked.get(`${row.month}\t${row.account_id}`)! - Math.max(0, limits.freeVisitsPerMonth - Number(row.free_used ?? 0));
+      beyondFree.set(row.account_id, (beyondFree.get(row.account_id) ?? 0) + Math.max(0, over));
+      packs.set(row.account_id, Number(row.packs));
+    }
   }
-  return rows.every((row) => (beyondFree.get(row.account_id) ?? 0) <= Number(row.packs));
+  for (const [day, want] of days) {
+    if (!peopleFit.has(day)) continue;
+    for (const account of want.accounts.keys())
+      if (account === TRIAL_GROUP || beyondFree.get(account)! <= packs.get(account)!) room.add(demandKey(day, account));
+  }
+  return room;
 }
 
 /** Account ids as a derived table of one column, `account_id` (json-rows.ts). */
