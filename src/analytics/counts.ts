@@ -371,7 +371,9 @@ export interface DayGrant {
 
 /** What a visit asks of: its UTC day and account (a trial link's TRIAL_GROUP; bots, none: ''). */
 export const demandKey = (day: string, account: string) => `${day}\t${account}`;
-const demandOf = (visit: Visit) => demandKey(dayOf(visit.time), visit.agent.bot ? '' : (visit.link.accountId ?? TRIAL_GROUP));
+/** The account a visit asks of in its demand: none ('') for a bot. */
+const accountOf = (visit: Visit) => (visit.agent.bot ? '' : (visit.link.accountId ?? TRIAL_GROUP));
+const demandOf = (visit: Visit) => demandKey(dayOf(visit.time), accountOf(visit));
 
 /**
  * Whether the grants give every day all it asked (of the demands `only`, when given: keys of
@@ -407,7 +409,7 @@ export function choose(visits: Visit[], grants: Map<string, DayGrant>, now: numb
   for (const visit of visits) {
     const day = dayOf(visit.time);
     const grant = grants.get(day)!;
-    const account = visit.agent.bot ? '' : (visit.link.accountId ?? TRIAL_GROUP);
+    const account = accountOf(visit);
     const key = demandKey(day, account);
     const granted = left.get(key) ?? (visit.agent.bot ? grant.bots : (grant.accounts.get(account) ?? 0));
     left.set(key, granted - 1);

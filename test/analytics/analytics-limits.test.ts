@@ -321,11 +321,8 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
       [without.accountId, 8],
     ].sort(([a], [b]) => (a! < b! ? -1 : 1)) as [string, number][];
     const granted = await h.database.db.transaction().execute(async (tx) => {
-      await lockMonthRows(
-        tx,
-        h.database.dialect,
-        wants.map(([account]) => [month, account]),
-      );
+      // The month rows a flush of one day of the month with these accounts' visits makes and locks.
+      await lockMonthRows(tx, h.database.dialect, new Map([[`${month}-15`, { accounts: new Map(wants), bots: 0 }]]));
       return grantAccounts(tx, h.database.dialect, month, wants, 5);
     });
     assert.deepEqual(Object.fromEntries(granted), { [withPack.accountId]: 8, [without.accountId]: 5 });

@@ -30,13 +30,6 @@ async function inSlices(visits: Visit[], work: (slice: Visit[]) => void): Promis
   }
 }
 
-/** The month and account of every account the days may charge (trial links are charged to none), each once. */
-function chargedMonths(days: Map<string, DayDemand>): [string, string][] {
-  const keys = new Set<string>();
-  for (const [day, want] of days) for (const account of want.accounts.keys()) if (account !== TRIAL_GROUP) keys.add(`${day.slice(0, 7)}\t${account}`);
-  return [...keys].map((key) => key.split('\t') as [string, string]);
-}
-
 /** Recording storage: the flush transaction, heartbeats, and reaping of dead instances. */
 export class KyselyRecordingStore implements RecordingStore {
   private readonly db: Kysely<DB>;
@@ -99,11 +92,12 @@ export class KyselyRecordingStore implements RecordingStore {
       this.tallies.trim();
       const touchedFirst = await this.writeTallies(tx, first);
       for (const day of days.keys()) await lockDay(tx, day);
-      await lockMonthRows(tx, this.dialect, chargedMonths(days));
+      await lockMonthRows(tx, this.dialect, days);
       const grants = new Map<string, DayGrant>();
       for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
-      if (!grantsAll(days, grants, early)) throw new RoomTaken();
-      const { recorded, refused } = grantsAll(days, grants) ? { recorded: rest, refused: [] } : choose(rest, grants, batch.now);
+      const all = grantsAll(days, grants);
+      if (!all && !grantsAll(days, grants, early)) throw new RoomTaken();
+      const { recorded, refused } = all ? { recorded: rest, refused: [] } : choose(rest, grants, batch.now);
       const touched = touchedFirst.concat(await this.writeTallies(tx, recorded));
       await this.addLinkVisits(tx, touched);
       await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);

@@ -74,22 +74,12 @@ export async function demandsWithRoom(db: Kysely<DB>, dialect: Dialect, days: Ma
     if (Number(row?.bots ?? 0) + want.bots <= limits.trackingDailyBotLimit) room.add(demandKey(day, ''));
     if (Number(row?.recorded ?? 0) + people <= limits.trackingDailyLimit) peopleFit.add(day);
   }
-  // Per account and month, the visits asked; past its free visits, an account's packs (of any month) must hold the rest.
-  const asked = new Map<string, number>();
-  for (const [day, want] of days)
-    for (const [account, n] of want.accounts)
-      if (account !== TRIAL_GROUP) asked.set(`${day.slice(0, 7)}\t${account}`, (asked.get(`${day.slice(0, 7)}\t${account}`) ?? 0) + n);
+  // Past its free visits of a month, an account's packs (of any month) must hold the rest.
+  const asked = monthsAsked(days);
   const beyondFree = new Map<string, number>();
   const packs = new Map<string, number>();
   if (asked.size > 0) {
-    const list = jsonRows(
-      dialect,
-      [...asked.keys()].map((key) => key.split('\t')),
-      [
-        ['month', 'text'],
-        ['account_id', 'text'],
-      ],
-    );
+    const list = monthAccounts(dialect, [...asked.keys()]);
     const { rows } = await sql<{ month: string; account_id: string; free_used: number | string | null; packs: number | string }>`
       select v.month, v.account_id, m.free_used,
         (select coalesce(sum(p.visits - p.visits_used), 0) from capacity_packs p where p.account_id = v.account_id and p.status = 'active') as packs
@@ -108,6 +98,28 @@ export async function demandsWithRoom(db: Kysely<DB>, dialect: Dialect, days: Ma
   return room;
 }
 
+/** Per month and account (keyed `month\taccount`) the people's visits the days ask of it; trial links are charged to none. */
+export function monthsAsked(days: Map<string, DayDemand>): Map<string, number> {
+  const asked = new Map<string, number>();
+  for (const [day, want] of days)
+    for (const [account, n] of want.accounts) {
+      const key = `${day.slice(0, 7)}\t${account}`;
+      if (account !== TRIAL_GROUP) asked.set(key, (asked.get(key) ?? 0) + n);
+    }
+  return asked;
+}
+
+/** Keys of monthsAsked as a derived table of two columns, `month` and `account_id` (json-rows.ts). */
+const monthAccounts = (dialect: Dialect, keys: string[]) =>
+  jsonRows(
+    dialect,
+    keys.map((key) => key.split('\t')),
+    [
+      ['month', 'text'],
+      ['account_id', 'text'],
+    ],
+  );
+
 /** Account ids as a derived table of one column, `account_id` (json-rows.ts). */
 const accountList = (dialect: Dialect, accounts: string[]) =>
   jsonRows(
@@ -123,12 +135,10 @@ const accountList = (dialect: Dialect, accounts: string[]) =>
  * grants (recording-store.ts): a flush over two days that locked each day's accounts in turn could hold
  * one account and wait for another that a flush of a third day of the month holds, waiting for the first.
  */
-export async function lockMonthRows(tx: Tx, dialect: Dialect, rows: [month: string, account: string][]): Promise<void> {
-  if (rows.length === 0) return;
-  const list = jsonRows(dialect, rows, [
-    ['month', 'text'],
-    ['account_id', 'text'],
-  ]);
+export async function lockMonthRows(tx: Tx, dialect: Dialect, days: Map<string, DayDemand>): Promise<void> {
+  const keys = [...monthsAsked(days).keys()];
+  if (keys.length === 0) return;
+  const list = monthAccounts(dialect, keys);
   // "where true": SQLite would read the ON of ON CONFLICT as a join constraint of the SELECT.
   await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant)
     select account_id, month, 0, 0, 0 from ${list} as v where true order by month, account_id
