@@ -12,14 +12,14 @@ export function busiestTime(stats: Stats): { day: string; part: string; count: n
   for (const day of stats.daily) {
     const weekday = DAYS[new Date(`${day.date}T00:00:00Z`).getUTCDay()]!;
     day.hours.forEach((count, hour) => {
-      const key = `${weekday} ${PARTS[Math.floor(hour / 6)]}`;
+      const key = `${weekday}\t${PARTS[Math.floor(hour / 6)]}`;
       sums.set(key, (sums.get(key) ?? 0) + count);
     });
   }
   const [key, count] = [...sums].reduce((best, entry) => (entry[1] > best[1] ? entry : best), ['', 0] as [string, number]);
   if (count === 0) return undefined;
-  const [day, ...part] = key.split(' ') as [string, ...string[]];
-  return { day, part: part.join(' '), count };
+  const [day, part] = key.split('\t') as [string, string];
+  return { day, part, count };
 }
 
 /**
