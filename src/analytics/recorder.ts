@@ -11,9 +11,21 @@ export const MAX_CYCLE_MS = 3000;
 /** The longest the compaction of closed days runs each heartbeat interval (between flushes). */
 const COMPACTING_MS = 200;
 /** From this many visits a flush, the instance counts as busy recording (ordinary load is far below). */
-const SPACED_FROM_VISITS = 5000;
+export const SPACED_FROM_VISITS = 5000;
 /** A busy instance's pause after a flush, in flushes' lengths: flushing takes at most a tenth of its time. */
 export const BUSY_SPACING = 9;
+
+/**
+ * How long after a flush (or heartbeat) that ran from `started` to `ended` and carried `visits` the next
+ * one starts: a flush interval after the last one started, and, after a busy instance's flush, no
+ * sooner than BUSY_SPACING times its length after it ended nor later than MAX_CYCLE_MS after it
+ * started; after a smaller but long one (a slow database), no sooner than its length.
+ */
+export function nextFlushIn(started: number, ended: number, visits: number, intervalMs: number): number {
+  const took = ended - started;
+  const spacing = visits >= SPACED_FROM_VISITS ? Math.min(BUSY_SPACING * took, MAX_CYCLE_MS - took) : Math.min(intervalMs, took);
+  return Math.max(0, Math.max(started + intervalMs, ended + spacing) - ended);
+}
 
 export interface RecorderOptions {
   store: RecordingStore;
@@ -101,11 +113,7 @@ export class VisitRecorder {
       this.serial(() => this.step())
         .catch(this.o.onError)
         .finally(() => {
-          const ended = performance.now();
-          const took = ended - started;
-          const spacing =
-            this.lastFlushVisits >= SPACED_FROM_VISITS ? Math.min(BUSY_SPACING * took, MAX_CYCLE_MS - took) : Math.min(this.o.flushIntervalMs, took);
-          const due = Math.max(started + this.o.flushIntervalMs, ended + spacing) - ended;
+          const due = nextFlushIn(started, performance.now(), this.lastFlushVisits, this.o.flushIntervalMs);
           if (!this.stopped) this.schedule(due);
         });
     }, ms);

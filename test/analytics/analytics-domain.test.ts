@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { classifyAgent, referrerHost, VisitClassifier } from '../../src/analytics/classify.js';
 import { addDemand, choose, DayTotals, DIMENSIONS, inLockOrder, quarterOf, Tallies, type DayDemand, type Tally } from '../../src/analytics/counts.js';
 import { CSV_HEADER, toCsv } from '../../src/analytics/csv.js';
+import { BUSY_SPACING, MAX_CYCLE_MS, nextFlushIn, SPACED_FROM_VISITS } from '../../src/analytics/recorder.js';
 import type { Visit } from '../../src/analytics/ports.js';
 import { ResettingCache } from '../../src/platform/resetting-cache.js';
 import { decode, estimate, unpackSketches } from '../../src/analytics/visitors.js';
@@ -302,5 +303,30 @@ test('ResettingCache answers exactly as a Map that is cleared when full, also fo
       }
     }),
     { numRuns: 500 },
+  );
+});
+
+test("the next flush starts an interval after the last started; a busy instance's no sooner than BUSY_SPACING times its length after it ended, nor later than MAX_CYCLE_MS after it started", () => {
+  const busy = SPACED_FROM_VISITS;
+  // Quiet: a quick flush, or a heartbeat, of 10 ms; the next one second after it started.
+  assert.equal(nextFlushIn(0, 10, 3, 1000), 990);
+  // A slow database: a small flush of 2 s is followed by a pause of an interval, not a flush at once.
+  assert.equal(nextFlushIn(0, 2000, 3, 1000), 1000);
+  // Busy: a flush of 100 ms pauses BUSY_SPACING times that.
+  assert.equal(nextFlushIn(0, 100, busy, 1000), BUSY_SPACING * 100);
+  assert.equal(nextFlushIn(0, 50, busy, 100), BUSY_SPACING * 50);
+  // Busy and slow: a flush of 1.5 s would pause 13.5 s; the next starts MAX_CYCLE_MS after it started.
+  assert.equal(1500 + nextFlushIn(0, 1500, busy, 1000), MAX_CYCLE_MS);
+  assert.equal(2500 + nextFlushIn(0, 2500, busy, 1000), MAX_CYCLE_MS);
+  // Longer than the cycle itself: the next at once.
+  assert.equal(nextFlushIn(0, MAX_CYCLE_MS + 500, busy, 1000), 0);
+  // Times are the monotonic clock's, not from zero.
+  assert.equal(nextFlushIn(5_000_000, 5_000_100, busy, 1000), BUSY_SPACING * 100);
+  fc.assert(
+    fc.property(fc.nat(10_000), fc.integer({ min: 0, max: 10_000 }), fc.nat(20_000), fc.integer({ min: 10, max: 5000 }), (started, took, visits, interval) => {
+      const next = started + took + nextFlushIn(started, started + took, visits, interval);
+      assert.ok(next >= started + interval && next >= started + took);
+      if (visits >= busy) assert.ok(next <= Math.max(started + MAX_CYCLE_MS, started + interval, started + took));
+    }),
   );
 });

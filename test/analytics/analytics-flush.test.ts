@@ -216,14 +216,6 @@ eachDatabase('the flush', (kind) => {
       );
     }
   });
-
-  test("a busy instance's slow flush is followed by the next no later than MAX_CYCLE_MS after it started, for the stats to stay within seconds of the visits", async () => {
-    // Flushes of 1.5 s: BUSY_SPACING times that would be a pause of 13 s.
-    const spans = await busyFlushes(1500, 2);
-    const [[first], [second]] = spans as [[number, number], [number, number]];
-    // A timer may fire late on a busy machine: the margin is far below the 13 s the spacing alone would give.
-    assert.ok(second - first <= MAX_CYCLE_MS + 1000, `the second flush started ${Math.round(second - first)} ms after the first`);
-  });
 });
 
 eachDatabase('reaping dead instances', (kind) => {
