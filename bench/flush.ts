@@ -2,13 +2,18 @@
  * npm run bench:flush — what one flush costs an instance at the redirect benchmark's load, on
  * SQLite and on PostgreSQL (when reachable at BENCH_POSTGRES_URL, default the local server): a fresh
  * database with 10,000 links (bench/redirect/seed.ts), then rounds of BENCH_VISITS_PER_FLUSH visits
- * (default 50,000: about a second of that load; random links, ten countries, three visitor classes,
- * eight referrers) recorded and flushed through the real recorder and store. Reported per round: the
- * flush's wall time (on SQLite nearly all of it is the event loop's: statements run synchronously),
- * the longest the event loop was held at once (what a redirect arriving during the flush may wait)
- * and the bytes it added to the write-ahead log (SQLite's file; PostgreSQL's WAL, the whole server's).
- * Round 1 creates the day's count rows, later rounds add to them, as every flush but the first does.
- * Then, for PostgreSQL, the size of `visit_counts`.
+ * (default 50,000: about a second of that load) recorded and flushed through the real recorder and
+ * store, in two phases:
+ * - early in a UTC day, with the uniform load's variety (random links, ten countries, three visitor
+ *   classes, eight referrers, forty visitors): round 1 creates the day's count rows, later rounds add
+ *   to them, as every flush but the first does;
+ * - late in the day (its last quarter hour), after BENCH_LATE_VISITS (default 1,000,000) visits spread
+ *   over its earlier quarter hours, with more variety (thirty countries, thirty-two referrers, every
+ *   visitor another): a flush rewrites each row it touches whole, and by then rows hold the day.
+ * Reported per round: the flush's wall time (on SQLite nearly all of it is the event loop's: statements
+ * run synchronously), the longest the event loop was held at once (what a redirect arriving during the
+ * flush may wait) and the bytes it added to the write-ahead log (SQLite's file; PostgreSQL's WAL, the
+ * whole server's). Then, for PostgreSQL, the size of `visit_tallies`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +29,8 @@ import { seedLinks } from './redirect/seed.js';
 const LINKS = 10_000;
 const VISITS_PER_FLUSH = Number(process.env.BENCH_VISITS_PER_FLUSH ?? 50_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const LATE_VISITS = Number(process.env.BENCH_LATE_VISITS ?? 1_000_000);
+const QUARTER_MS = 15 * 60_000;
 
 const COUNTRIES = ['DE', 'FR', 'US', 'GB', 'NL', 'ES', 'IT', 'PL', 'SE', 'unknown'];
 const REFERRERS = ['direct', 'a.example', 'b.example', 'news.example', 'mail.example', 'x.example', 'y.example', 'z.example'];
@@ -65,9 +72,11 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
   // no longer be what the flush wrote.
   const database = await openDatabase(url, { checkpoints: false });
   const links = (await database.db.selectFrom('links').select(['id', 'account_id']).execute()).map((l) => ({ id: l.id, accountId: l.account_id }));
+  let clock = Date.now();
   const recorder = new VisitRecorder({
     store: new KyselyRecordingStore(database),
-    now: Date.now,
+    // The flush's clock, which a phase sets: a day's flushes are hours apart in a few seconds.
+    now: () => clock,
     limits: { freeVisitsPerMonth: 1e12, trackingDailyLimit: 1e12, trackingDailyBotLimit: 1e12 },
     flushIntervalMs: 1000,
     heartbeatIntervalMs: 5000,
@@ -81,32 +90,52 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
     return Number(rows[0]!.at);
   };
   if (sqliteFile) await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
-  for (let round = 1; round <= ROUNDS; round++) {
-    const now = Date.now();
+  /** The visits of one flush: `time(i)` and the variety of the phase. */
+  const record = (time: (i: number) => number, varied: boolean) => {
     for (let i = 0; i < VISITS_PER_FLUSH; i++) {
       const link = links[Math.floor(Math.random() * links.length)]!;
       recorder.record({
         link,
-        time: now,
+        time: time(i),
         source: i % 3 === 0 ? 'q' : 's',
-        country: COUNTRIES[i % COUNTRIES.length]!,
+        country: varied ? `C${i % 30}` : COUNTRIES[i % COUNTRIES.length]!,
         agent: CLASSES[i % CLASSES.length]!,
-        referrer: REFERRERS[(i * 7) % REFERRERS.length]!,
-        visitor: i % 40,
+        referrer: varied ? `r${(i * 7) % 32}.example` : REFERRERS[(i * 7) % REFERRERS.length]!,
+        visitor: varied ? Math.floor(Math.random() * 2 ** 32) : i % 40,
       });
     }
-    if (sqliteFile) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
-    const logBefore = sqliteFile ? 0 : await logBytes();
-    const started = performance.now();
-    const hold = longestHold();
+  };
+  const measured = async (phase: string, time: (i: number) => number, varied: boolean) => {
+    for (let round = 1; round <= ROUNDS; round++) {
+      record(time, varied);
+      if (sqliteFile) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
+      const logBefore = sqliteFile ? 0 : await logBytes();
+      const started = performance.now();
+      const hold = longestHold();
+      await recorder.flush();
+      const longest = hold.stop();
+      const elapsed = performance.now() - started;
+      const log = `${(((await logBytes()) - logBefore) / 1e6).toFixed(1)} MB`;
+      console.log(
+        `| ${label} | ${phase} | ${round} | ${elapsed.toFixed(0)} ms | ${((elapsed * 1000) / VISITS_PER_FLUSH).toFixed(2)} µs | ${longest.toFixed(1)} ms | ${log} |`,
+      );
+    }
+  };
+  // A day of its own for each phase: yesterday's first minutes, then today up to its last quarter hour.
+  const today = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+  clock = today - 86_400_000 + 60_000;
+  await measured('early', () => clock, false);
+  // The day's earlier flushes, each with the visits since the one before it.
+  const flushes = Math.ceil(LATE_VISITS / VISITS_PER_FLUSH);
+  clock = today;
+  for (let k = 1; k <= flushes; k++) {
+    const since = clock;
+    clock = today + Math.floor((k * 95 * QUARTER_MS) / flushes);
+    record(() => since + Math.random() * (clock - since), true);
     await recorder.flush();
-    const longest = hold.stop();
-    const elapsed = performance.now() - started;
-    const log = `${(((await logBytes()) - logBefore) / 1e6).toFixed(1)} MB`;
-    console.log(
-      `| ${label} | ${round} | ${elapsed.toFixed(0)} ms | ${((elapsed * 1000) / VISITS_PER_FLUSH).toFixed(2)} µs | ${longest.toFixed(1)} ms | ${log} |`,
-    );
   }
+  clock = today + 95 * QUARTER_MS + 60_000;
+  await measured('late', () => clock, true);
   if (!sqliteFile) {
     const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size('visit_tallies') as bytes`.execute(database.db);
     tableSizes.push(`${label}: visit_tallies is ${(Number(rows[0]!.bytes) / 1e6).toFixed(1)} MB after ${ROUNDS} rounds`);
@@ -115,8 +144,8 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
   await database.close();
 }
 
-console.log(`${LINKS} links, flushes of ${VISITS_PER_FLUSH} visits; load average ${os.loadavg()[0]!.toFixed(1)}`);
-console.log('| database | round | flush | per visit | longest hold of the event loop | log written |\n|---|---|---|---|---|---|');
+console.log(`${LINKS} links, flushes of ${VISITS_PER_FLUSH} visits, ${LATE_VISITS} before the late ones; load average ${os.loadavg()[0]!.toFixed(1)}`);
+console.log('| database | phase | round | flush | per visit | longest hold of the event loop | log written |\n|---|---|---|---|---|---|---|');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-flush-'));
 try {
   const file = path.join(dir, 'bench.db');
