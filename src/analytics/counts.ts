@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { DAY_MS, QUARTER_MS, utcDay } from '../platform/time.js';
+import { DAY_MS, HOUR_MS, QUARTER_MS, utcDay } from '../platform/time.js';
 import type { GapReason, LinkDay, LinkDayVisitors, Shortfall, Source, Visit } from './ports.js';
 import { addStored, emptySketch, encode, estimate, merge, mergeStored, packSketches, unpackSketches, type Sketch } from './visitors.js';
 
@@ -8,7 +8,7 @@ import { addStored, emptySketch, encode, estimate, merge, mergeStored, packSketc
  * dimension and value, in one of four columns (through /s/ or /q/, by a person or a bot), and its
  * visitor code to that link and day's sketch of the column. `time` is the visit's UTC quarter hour, so
  * that days and hours follow any time zone. A new breakdown is a name here and a value per visit
- * (Tally.settle). A link's day is stored as one row per writer (Tallies), added up when read (DayTotals).
+ * (Tally.settle). A link's day is stored as a row per writer and hour (Tallies), added up when read (DayTotals).
  * Once a day is closed, its rows become one (writer COMPACTED) with a summary (DaySummary), and blocks
  * of closed days hold their breakdowns added up (store/compaction.ts).
  */
@@ -52,13 +52,19 @@ export type Values = Map<string, number[]>;
 /** Counts of one dimension in their stored form: `[value, s, q, s_bot, q_bot, value, …]`. */
 export type FlatCounts = readonly (string | number)[];
 
-/** Two dimensions' counts added up; a day's only row (the usual case) is taken as it is. */
-export function addFlat(a: FlatCounts, b: FlatCounts): FlatCounts {
-  if (a.length === 0) return b;
+/** One dimension's counts of several rows or blocks added up, in one pass; a single list is taken as it is. */
+export function addUp(lists: readonly FlatCounts[]): FlatCounts {
+  const given = lists.filter((list) => list.length > 0);
+  if (given.length <= 1) return given[0] ?? [];
   const values: Values = new Map();
-  for (const list of [a, b])
-    for (let i = 0; i < list.length; i += 5) for (let c = 0; c < 4; c++) count(values, list[i] as string, c, list[i + 1 + c] as number);
-  return [...values].flatMap(([value, n]) => [value, ...n]);
+  for (const list of given)
+    for (let i = 0; i < list.length; i += 5) {
+      const n = values.get(list[i] as string) ?? values.set(list[i] as string, [0, 0, 0, 0]).get(list[i] as string)!;
+      for (let c = 0; c < 4; c++) n[c]! += list[i + 1 + c] as number;
+    }
+  const out: (string | number)[] = [];
+  for (const [value, n] of values) out.push(value, n[0]!, n[1]!, n[2]!, n[3]!);
+  return out;
 }
 
 /**
@@ -149,22 +155,29 @@ function count(values: Values, value: string, at: number, by = 1): void {
  * `visit_tallies` hold them (under `writer`). A flush adds its visits to them and writes the tallies it
  * touched whole; no row is ever read back or written by anyone else, and reads add up the writers'
  * rows. When the instance cannot be sure its rows hold what it holds (a flush failed), or holds too
- * many, it forgets them all and writes as a new writer from then on.
+ * many, it forgets them all and writes as a new writer from then on. It does so every UTC hour too:
+ * a flush rewrites each row it touches whole, so a row holds at most an hour, and a flush late in a
+ * busy day costs what one early in it does, not several times that (`npm run bench:flush`, "late").
  */
 export class Tallies {
   writer = crypto.randomUUID();
   private byLink = new Map<string, Map<string, Tally>>();
   private readonly changed = new Set<Tally>();
   private held = 0;
+  /** The UTC hour (hours since 1970) of the flush that last trimmed them. */
+  private hour = NaN;
 
   constructor(private readonly maxHeld = 200_000) {}
 
   /**
-   * Before a flush adds its visits: holding too many tallies, it forgets them all. Never between a
-   * flush's calls of `add`, which would forget visits the flush has counted and must write.
+   * Before a flush at `now` adds its visits: in another UTC hour than the last flush, or holding too
+   * many tallies, it forgets them all. Never between a flush's calls of `add`, which would forget
+   * visits the flush has counted and must write.
    */
-  trim(): void {
-    if (this.held > this.maxHeld) this.forget();
+  trim(now: number): void {
+    const hour = Math.floor(now / HOUR_MS);
+    if (this.held > this.maxHeld || hour !== this.hour) this.forget();
+    this.hour = hour;
   }
 
   /** Adds visits (a flush's, in one or several calls); `touched` then hands over the tallies they changed. */
@@ -228,16 +241,16 @@ export class DayTotals implements LinkDayVisitors {
     readonly linkId = '',
   ) {
     this.bytes = rows.reduce((n, row) => n + 4 * row.counts.length + row.visitors.length, 0);
-    for (const row of rows) {
-      const parsed = JSON.parse(row.counts) as Record<string, (string | number)[]>;
-      const time = parsed.time ?? [];
+    // Up to 24 rows a writer (Tallies: a row holds at most an hour): each dimension is added up once, after all are parsed.
+    const parsed = rows.map((row) => JSON.parse(row.counts) as Record<string, FlatCounts>);
+    for (const { time = [] } of parsed) {
       for (let i = 0; i < time.length; i += 5) {
         const quarter = quarterIndex(time[i] as string);
         for (let c = 0; c < 4; c++) this.quarters[4 * quarter + c]! += time[i + 1 + c] as number;
       }
-      for (let d = 1; d < DIMENSIONS.length; d++) this.counts[d] = addFlat(this.counts[d]!, parsed[DIMENSIONS[d]!] ?? []);
-      unpackSketches(row.visitors).forEach((sketch, at) => sketch.length > 0 && this.sketches[at]!.push(sketch));
     }
+    for (let d = 1; d < DIMENSIONS.length; d++) this.counts[d] = addUp(parsed.map((row) => row[DIMENSIONS[d]!] ?? []));
+    for (const row of rows) unpackSketches(row.visitors).forEach((sketch, at) => sketch.length > 0 && this.sketches[at]!.push(sketch));
   }
 
   /** The day's rows as one (store/compaction.ts): counts and sketches added up, and the day's summary. */

@@ -137,7 +137,7 @@ test('a writer adds each flush to the tallies it holds; after forgetting them it
 
 test('a writer holding too many tallies forgets them before a flush, never between the slices of one', () => {
   const tallies = new Tallies(2);
-  tallies.trim();
+  tallies.trim(T);
   tallies.add(
     visits([
       ['L1', 'a', 'DE'],
@@ -152,8 +152,26 @@ test('a writer holding too many tallies forgets them before a flush, never betwe
     ['L1', 'L2', 'L3', 'L4'],
   );
   const writer = tallies.writer;
-  tallies.trim();
+  tallies.trim(T);
   assert.notEqual(tallies.writer, writer, 'the next flush writes as a new writer');
+});
+
+test("a writer's rows hold at most a UTC hour: the first flush of each hour writes as a new writer, from zero", () => {
+  const tallies = new Tallies();
+  tallies.trim(T);
+  const first = tallies.writer;
+  tallies.add(visits([['L1', 'a', 'DE']]));
+  tallies.touched();
+  // Later in the same hour: the same writer, adding to what it holds.
+  tallies.trim(T + 40 * 60_000);
+  assert.equal(tallies.writer, first);
+  tallies.add(visits([['L1', 'a', 'DE']]));
+  assert.deepEqual(timeOf(readBack(tallies.touched()[0]!)), [['12:00', 2, 0, 0, 0]]);
+  // The next hour, though its visits (flushed at 13:01) came at 12:07.
+  tallies.trim(Date.UTC(2026, 10, 15, 13, 1));
+  assert.notEqual(tallies.writer, first);
+  tallies.add(visits([['L1', 'a', 'DE']]));
+  assert.deepEqual(timeOf(readBack(tallies.touched()[0]!)), [['12:00', 1, 0, 0, 0]]);
 });
 
 test("a read adds up the rows of a day's writers, counts and unique visitors, per set of columns", () => {

@@ -3,7 +3,7 @@ import type { Dialect } from '../../platform/database/database.js';
 import { holdNamedLock, letOthersRun } from '../../platform/database/additive.js';
 import type { DB } from '../../platform/database/schema.js';
 import { HOUR_MS, utcDay } from '../../platform/time.js';
-import { addFlat, COMPACTED, DayTotals, dayNumber, dayOfNumber, DIMENSIONS, LEVELS, parseBreakdowns, type FlatCounts } from '../counts.js';
+import { addUp, COMPACTED, DayTotals, dayNumber, dayOfNumber, DIMENSIONS, LEVELS, parseBreakdowns, type FlatCounts } from '../counts.js';
 
 type Tx = Transaction<DB>;
 
@@ -228,7 +228,7 @@ class LinkBlocks {
     const [a, b] = [await this.sum(level - 1, start), await this.sum(level - 1, start + half)];
     if (a === null || b === null) return null;
     if (a === EMPTY || b === EMPTY) return a === EMPTY ? b : a;
-    const counts = a.map((list, d) => addFlat(list, b[d]!));
+    const counts = a.map((list, d) => addUp([list, b[d]!]));
     const json = JSON.stringify(Object.fromEntries(DIMENSIONS.flatMap((dimension, d) => (d === 0 ? [] : [[dimension, counts[d]]]))));
     await this.tx
       .insertInto('visit_sums')

@@ -89,7 +89,7 @@ export class KyselyRecordingStore implements RecordingStore {
         .returning('id')
         .executeTakeFirst();
       if (this.joined && alive === undefined) this.tallies.forget();
-      this.tallies.trim();
+      this.tallies.trim(batch.now);
       const touchedFirst = await this.writeTallies(tx, first);
       for (const day of days.keys()) await lockDay(tx, day);
       await lockMonthRows(tx, this.dialect, days);
