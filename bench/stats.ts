@@ -2,8 +2,9 @@
  * npm run bench:stats — GET /links/{id}/stats on a link with 10 million recorded visits over 90 days,
  * on SQLite and on PostgreSQL (when reachable at BENCH_POSTGRES_URL, default
  * postgres://postgres@127.0.0.1:5432/postgres). The tallies are loaded directly, as ninety days of
- * flushes would have left them: per day one row, with 96 quarter hours, 50 countries, 200 referrers,
- * 20 browsers and the other dimensions, and four full unique-visitor sketches; then the service's own
+ * flushes would have left them: per closed day one row, with 96 quarter hours, 50 countries, 200
+ * referrers, 20 browsers and the other dimensions, and four full unique-visitor sketches, and today a
+ * row per hour so far (a writer's rows hold at most an hour), each with four full sketches; then the service's own
  * compaction compacts the closed days, as it would have done each day (its time is printed). The
  * server keeps what it read and reads again only the rows that changed: repeated reads of one link,
  * and first reads of each of BENCH_FIRST_READS other links with the same counts. The client runs on a
@@ -67,9 +68,30 @@ async function seed(database: Database, linkIds: string[], now: number): Promise
       });
     }
     // Unique visitors: a full sketch per source and class, as tens of thousands of visitors a day leave.
-    const sketches = [0, 1, 2, 3].map(() => encode(Uint8Array.from({ length: REGISTERS }, () => 1 + crypto.randomInt(12))));
-    // One writer a day: one instance, restarted daily.
-    rows.push({ day, writer: `bench-${d}`, version: 1, counts: JSON.stringify(counts), visitors: packSketches(sketches) });
+    const sketches = () => packSketches([0, 1, 2, 3].map(() => encode(Uint8Array.from({ length: REGISTERS }, () => 1 + crypto.randomInt(12)))));
+    if (d > 0) {
+      // A closed day: one writer (one instance, restarted daily); the compaction makes it one row anyway.
+      rows.push({ day, writer: `bench-${d}`, version: 1, counts: JSON.stringify(counts), visitors: sketches() });
+      continue;
+    }
+    // Today: a row per hour so far, as the instance's writer of each hour left it (counts.ts, Tallies).
+    const hours = Number(quarterOf(now).slice(0, 2)) + 1;
+    for (let hour = 0; hour < hours; hour++) {
+      const ofHour = Object.fromEntries(
+        Object.entries(counts).map(([dimension, list]) => {
+          const part: (string | number)[] = [];
+          for (let i = 0; i < list.length; i += 5) {
+            const value = list[i] as string;
+            if (dimension === 'time' && Number(value.slice(0, 2)) !== hour) continue;
+            // Other dimensions: the hour's share of each value's count, the first hour taking what is left.
+            const n = list.slice(i + 1, i + 5) as number[];
+            part.push(value, ...(dimension === 'time' ? n : n.map((c) => Math.floor(c / hours) + (hour === 0 ? c % hours : 0))));
+          }
+          return [dimension, part];
+        }),
+      );
+      rows.push({ day, writer: `bench-0-${hour}`, version: 1, counts: JSON.stringify(ofHour), visitors: sketches() });
+    }
   }
   for (const linkId of linkIds) {
     for (let i = 0; i < rows.length; i += 30)
