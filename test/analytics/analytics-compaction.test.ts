@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { COMPACTED, dayNumber } from '../../src/analytics/counts.js';
+import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
@@ -175,6 +176,35 @@ eachDatabase('compaction of closed days', (kind) => {
     for (const block of starts) assert.equal(dayNumber(block.start) % 2 ** block.level, 0, JSON.stringify(block));
     assert.equal(await read(), before);
     assert.equal(JSON.parse(before).total, 40);
+  });
+
+  test("a writer's rows hold an hour each; the compaction adds a day's up, and a transaction takes no more than about a hundred rows", async () => {
+    const { key } = await h.account();
+    const created = await h.createLink({ target: 'https://example.org/hourly', title: 'Hourly' }, { key });
+    // Six days in October, a visit and a flush every hour of each: a row per hour.
+    const days = ['2026-10-01', '2026-10-02', '2026-10-03', '2026-10-04', '2026-10-05', '2026-10-06'];
+    for (const day of days)
+      for (let hour = 0; hour < 24; hour++) {
+        h.clock.ms = Date.parse(`${day}T${String(hour).padStart(2, '0')}:30:00Z`);
+        await visit(h, created.body.slug, 1);
+        await h.app.visitRecorder.flush();
+      }
+    const rowsOf = (day: string) =>
+      h.database.db.selectFrom('visit_tallies').select('writer').where('link_id', '=', created.body.id).where('day', '=', day).execute();
+    assert.equal((await rowsOf('2026-10-03')).length, 24);
+    h.clock.ms = Date.parse('2026-11-15T12:00:00Z');
+    await h.app.visitRecorder.flush();
+    // 24 rows a day: four days make 96, a fifth would make 120.
+    assert.equal(await new KyselyRecordingStore(h.database).compact(true), 4);
+    await h.app.visitRecorder.compact();
+    for (const day of days) assert.deepEqual(await rowsOf(day), [{ writer: COMPACTED }], day);
+    const stats = JSON.parse((await h.request('GET', `/links/${created.body.id}/stats?days=60`, { key })).text);
+    assert.deepEqual(
+      stats.daily
+        .filter((d: { date: string }) => days.includes(d.date))
+        .map((d: { total: number; hours: number[] }) => [d.total, d.hours.every((n) => n === 1)]),
+      days.map(() => [24, true]),
+    );
   });
 
   test('two instances compacting while both count, flush and answer reads count every visit once', async () => {

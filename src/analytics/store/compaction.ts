@@ -9,8 +9,12 @@ type Tx = Transaction<DB>;
 
 /** How long after the end of a day every running instance must have flushed before the day is closed: clocks of instances may differ by that. */
 const CLOSING_MS = HOUR_MS;
-/** Link-days compacted per transaction: SQLite's writer (and so the flushes) waits for at most that many. */
+/**
+ * Link-days, and their rows, compacted per transaction: SQLite's writer (and so the flushes) waits for
+ * at most that many. A busy link's day has up to 24 rows per instance (a writer's row holds an hour).
+ */
 const LINK_DAYS_PER_TRANSACTION = 50;
+const ROWS_PER_TRANSACTION = 100;
 
 /**
  * Compaction of closed days (docs/adr/0042). A UTC day is closed once every running instance has
@@ -34,17 +38,20 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect, wait = false
     if (running?.at === null || running?.at === undefined) return 0;
     const closed = utcDay(Number(running.at) - CLOSING_MS);
     // Matches the partial index visit_tallies_open, which holds only rows not yet compacted (a literal, not a parameter).
-    const open = await tx
+    const found = await tx
       .selectFrom('visit_tallies')
-      .select(['link_id', 'day'])
-      .distinct()
+      .select((eb) => ['link_id', 'day', eb.fn.countAll<number | string>().as('rows')])
       .where('day', '<', closed)
       .where('writer', '<>', sql.lit(COMPACTED))
+      .groupBy(['day', 'link_id'])
       .orderBy('day')
       .orderBy('link_id')
       .limit(LINK_DAYS_PER_TRANSACTION)
       .execute();
-    if (open.length === 0) return 0;
+    if (found.length === 0) return 0;
+    // The first link-day whatever its rows, then as many as ROWS_PER_TRANSACTION holds.
+    let rows = Number(found[0]!.rows);
+    const open = [found[0]!, ...found.slice(1).filter((linkDay) => (rows += Number(linkDay.rows)) <= ROWS_PER_TRANSACTION)];
     const compacted = await compactDays(tx, dialect, open);
     const blocks = await LinkBlocks.around(tx, dialect, dayNumber(closed), compacted);
     for (const { link_id, day } of open) {
