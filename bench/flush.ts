@@ -6,10 +6,11 @@
  * store, in two phases:
  * - early in a UTC day, with the uniform load's variety (random links, ten countries, three visitor
  *   classes, eight referrers, forty visitors): round 1 creates the day's count rows, later rounds add
- *   to them, as every flush but the first does;
+ *   to them, as every flush but the first of each hour does;
  * - late in the day (its last quarter hour), after BENCH_LATE_VISITS (default 1,000,000) visits spread
  *   over its earlier quarter hours, with more variety (thirty countries, thirty-two referrers, every
- *   visitor another): a flush rewrites each row it touches whole, and by then rows hold the day.
+ *   visitor another), its flushes hours apart by the recorder's clock: a flush rewrites each row it
+ *   touches whole, and a row holds what its writer counted in the hour (counts.ts, Tallies).
  * Reported per round: the flush's wall time (on SQLite nearly all of it is the event loop's: statements
  * run synchronously), the longest the event loop was held at once (what a redirect arriving during the
  * flush may wait) and the bytes it added to the write-ahead log (SQLite's file; PostgreSQL's WAL, the
@@ -138,7 +139,7 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
   await measured('late', () => clock, true);
   if (!sqliteFile) {
     const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size('visit_tallies') as bytes`.execute(database.db);
-    tableSizes.push(`${label}: visit_tallies is ${(Number(rows[0]!.bytes) / 1e6).toFixed(1)} MB after ${ROUNDS} rounds`);
+    tableSizes.push(`${label}: visit_tallies is ${(Number(rows[0]!.bytes) / 1e6).toFixed(1)} MB after both phases`);
   }
   await recorder.stop();
   await database.close();

@@ -207,6 +207,45 @@ eachDatabase('compaction of closed days', (kind) => {
     );
   });
 
+  test('a link-day of more rows than a transaction takes is compacted alone, and the link-days after it in the next transaction', async () => {
+    const { key } = await h.account();
+    const created = await h.createLink({ target: 'https://example.org/many', title: 'Many' }, { key });
+    const row = (day: string, writer: string) => ({
+      link_id: created.body.id as string,
+      day,
+      writer,
+      version: 1,
+      counts: JSON.stringify({ time: ['09:00', 1, 0, 0, 0], country: ['DE', 1, 0, 0, 0] }),
+      visitors: new Uint8Array(0),
+    });
+    // 120 writers' rows of the 1st of September (instances restarted again and again), one of the 2nd and one of the 3rd.
+    const rows = [...Array.from({ length: 120 }, (_, i) => row('2026-09-01', `w${i}`)), row('2026-09-02', 'w0'), row('2026-09-03', 'w0')];
+    for (let i = 0; i < rows.length; i += 40)
+      await h.database.db
+        .insertInto('visit_tallies')
+        .values(rows.slice(i, i + 40))
+        .execute();
+    h.clock.ms = Date.parse('2026-11-15T12:00:00Z');
+    await h.app.visitRecorder.flush();
+    const writers = async (day: string) =>
+      (await h.database.db.selectFrom('visit_tallies').select('writer').where('link_id', '=', created.body.id).where('day', '=', day).execute()).map(
+        (r) => r.writer,
+      );
+    assert.equal(await new KyselyRecordingStore(h.database).compact(true), 1);
+    assert.deepEqual([await writers('2026-09-01'), await writers('2026-09-02')], [[COMPACTED], ['w0']], 'the 1st compacted, the 2nd not yet');
+    await h.app.visitRecorder.compact();
+    const stats = JSON.parse((await h.request('GET', `/links/${created.body.id}/stats?days=90`, { key })).text);
+    assert.deepEqual(
+      stats.daily.filter((d: { total: number }) => d.total > 0).map((d: { date: string; total: number }) => [d.date, d.total]),
+      [
+        ['2026-09-01', 120],
+        ['2026-09-02', 1],
+        ['2026-09-03', 1],
+      ],
+    );
+    assert.deepEqual(stats.countries, [{ country: 'DE', count: 122 }]);
+  });
+
   test('two instances compacting while both count, flush and answer reads count every visit once', async () => {
     const other = await Harness.start(kind, ENV, h.database);
     try {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { classifyAgent, referrerHost, VisitClassifier } from '../../src/analytics/classify.js';
-import { addDemand, choose, DayTotals, DIMENSIONS, inLockOrder, quarterOf, Tallies, type DayDemand, type Tally } from '../../src/analytics/counts.js';
+import { addDemand, addUp, choose, DayTotals, DIMENSIONS, inLockOrder, quarterOf, Tallies, type DayDemand, type Tally } from '../../src/analytics/counts.js';
 import { CSV_HEADER, toCsv } from '../../src/analytics/csv.js';
 import { BUSY_SPACING, MAX_CYCLE_MS, nextFlushIn, SPACED_FROM_VISITS } from '../../src/analytics/recorder.js';
 import type { Visit } from '../../src/analytics/ports.js';
@@ -345,6 +345,27 @@ test("the next flush starts an interval after the last started; a busy instance'
       const next = started + took + nextFlushIn(started, started + took, visits, interval);
       assert.ok(next >= started + interval && next >= started + took);
       if (visits >= busy) assert.ok(next <= Math.max(started + MAX_CYCLE_MS, started + interval, started + took));
+    }),
+  );
+});
+
+test("adding up a dimension's lists gives each value the sum of its counts, in the order values first appear", () => {
+  const list = fc.uniqueArray(fc.tuple(fc.constantFrom('DE', 'FR', 'US', 'a.example', '"quoted"'), fc.array(fc.nat(1000), { minLength: 4, maxLength: 4 })), {
+    selector: ([value]) => value,
+  });
+  fc.assert(
+    fc.property(fc.array(list, { maxLength: 6 }), (lists) => {
+      const expected = new Map<string, number[]>();
+      for (const entries of lists)
+        for (const [value, n] of entries)
+          expected.set(
+            value,
+            (expected.get(value) ?? [0, 0, 0, 0]).map((sum, c) => sum + n[c]!),
+          );
+      assert.deepEqual(
+        addUp(lists.map((entries) => entries.flatMap(([value, n]) => [value, ...n]))),
+        [...expected].flatMap(([value, n]) => [value, ...n]),
+      );
     }),
   );
 });

@@ -9,21 +9,23 @@ type Tx = Transaction<DB>;
 
 /** How long after the end of a day every running instance must have flushed before the day is closed: clocks of instances may differ by that. */
 const CLOSING_MS = HOUR_MS;
-/**
- * Link-days, and their rows, compacted per transaction: SQLite's writer (and so the flushes) waits for
- * at most that many. A busy link's day has up to 24 rows per instance (a writer's row holds an hour).
- */
+/** Link-days compacted per transaction: SQLite's writer (and so the flushes) waits for at most that many. */
 const LINK_DAYS_PER_TRANSACTION = 50;
+/**
+ * Rows compacted per transaction, past the first link-day's (which is compacted whatever its rows): a
+ * busy link's day has up to 24 rows per instance (a writer's row holds an hour).
+ */
 const ROWS_PER_TRANSACTION = 100;
 
 /**
  * Compaction of closed days (docs/adr/0042). A UTC day is closed once every running instance has
  * flushed an hour past its end: none holds a visit of it any more or will receive one, so no writer
- * writes its row of the day again. A link's closed day then becomes one row (writer COMPACTED), all
+ * writes its rows of the day again. A link's closed day then becomes one row (writer COMPACTED), all
  * its rows added up, with its summary (visit_sums level 0: quarter hours and unique visitors); and
  * blocks of 2^n closed days (levels 1 to LEVELS) hold their breakdowns added up, built from their halves.
  * A read of a 90-day window thus parses a few blocks and ninety small summaries instead of ninety
- * days of counts and sketches. One transaction compacts at a time (a named lock; the others skip their turn); rows that appear for
+ * days of counts and sketches. One transaction compacts at a time (a named lock; the others skip their
+ * turn), some link-days (LINK_DAYS_PER_TRANSACTION, ROWS_PER_TRANSACTION); rows that appear for
  * a day already compacted (an instance that was taken for dead and came back) are added to it the
  * next time round, and the blocks over it emptied and built again. Returns the link-days compacted.
  */
@@ -49,9 +51,14 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect, wait = false
       .limit(LINK_DAYS_PER_TRANSACTION)
       .execute();
     if (found.length === 0) return 0;
-    // The first link-day whatever its rows, then as many as ROWS_PER_TRANSACTION holds.
+    // The first link-day whatever its rows, then the next ones while ROWS_PER_TRANSACTION holds them.
+    const open = [found[0]!];
     let rows = Number(found[0]!.rows);
-    const open = [found[0]!, ...found.slice(1).filter((linkDay) => (rows += Number(linkDay.rows)) <= ROWS_PER_TRANSACTION)];
+    for (const linkDay of found.slice(1)) {
+      rows += Number(linkDay.rows);
+      if (rows > ROWS_PER_TRANSACTION) break;
+      open.push(linkDay);
+    }
     const compacted = await compactDays(tx, dialect, open);
     const blocks = await LinkBlocks.around(tx, dialect, dayNumber(closed), compacted);
     for (const { link_id, day } of open) {
