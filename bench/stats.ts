@@ -8,7 +8,8 @@
  * service's clock is set to 18:00 UTC: eighteen such rows and a nineteenth begun); then the service's own
  * compaction compacts the closed days, as it would have done each day (its time is printed). The
  * server keeps what it read and reads again only the rows that changed: repeated reads of one link,
- * and first reads of each of BENCH_FIRST_READS other links with the same counts. The client runs on a
+ * and first reads of each of BENCH_FIRST_READS other links with the same counts, and repeated reads
+ * while the row of the hour changes every 20 ms (as flushes that count the link's visits change it). The client runs on a
  * thread of its own, one request at a time; an answer other than 200 fails the run.
  */
 import crypto from 'node:crypto';
@@ -178,6 +179,27 @@ async function run(kind: string, url: string): Promise<string[]> {
   // Loading held the event loop: load shedding refuses requests until its next samples see it free.
   await new Promise((resolve) => setTimeout(resolve, 2500));
   const bodies = new Map<string, string>();
+  /** Runs `measure` while the row of the hour changes, as a flush that counted visits of the link changes it (its version). */
+  const flushing = async (measure: () => Promise<string>) => {
+    const hour = `bench-0-${new Date(now()).getUTCHours()}`;
+    const bump = () =>
+      database.db
+        .updateTable('visit_tallies')
+        .set({ version: sql<number>`version + 1` })
+        .where('link_id', '=', link.id)
+        .where('writer', '=', hour)
+        .execute();
+    let running = true;
+    const flushes = (async () => {
+      while (running) await Promise.all([bump(), new Promise((resolve) => setTimeout(resolve, 20))]);
+    })();
+    try {
+      return await measure();
+    } finally {
+      running = false;
+      await flushes;
+    }
+  };
   const timings = async (label: string, path: string, ids = Array.from({ length: REQUESTS }, () => link.id)) => {
     const { ms, first } = await requests(
       ids.map((id) => `${base}/links/${id}${path}`),
@@ -201,6 +223,7 @@ async function run(kind: string, url: string): Promise<string[]> {
       others.map((o) => o.id),
     ),
     await timings('JSON days=90', '/stats?days=90'),
+    await flushing(() => timings('JSON days=90, a flush every 20 ms changing the row of the hour', '/stats?days=90')),
     await timings('JSON days=30', '/stats?days=30'),
     await timings('JSON days=90, tz=Asia/Kolkata, source=q, bots=exclude', '/stats?days=90&tz=Asia/Kolkata&source=q&bots=exclude'),
     await timings('CSV days=90', '/stats?days=90&format=csv'),

@@ -246,6 +246,29 @@ eachDatabase('compaction of closed days', (kind) => {
     assert.deepEqual(stats.countries, [{ country: 'DE', count: 122 }]);
   });
 
+  test("a read after a flush changed one of a day's hourly rows counts the rows it had read before and the changed one", async () => {
+    const { key } = await h.account();
+    const created = await h.createLink({ target: 'https://example.org/today', title: 'Today' }, { key });
+    const read = async () => {
+      await h.app.visitRecorder.flush();
+      const body = JSON.parse((await h.request('GET', `/links/${created.body.id}/stats?days=1`, { key })).text);
+      return [body.total, body.daily[0].hours.slice(9, 12), body.countries.map((c: { count: number }) => c.count)];
+    };
+    for (const hour of ['09', '10', '11']) {
+      h.clock.ms = Date.parse(`2026-11-16T${hour}:10:00Z`);
+      await visit(h, created.body.slug, 1, { headers: { 'x-forwarded-for': '198.51.100.7' } });
+      await h.app.visitRecorder.flush();
+    }
+    assert.deepEqual(await read(), [3, [1, 1, 1], [3]]);
+    h.clock.ms = Date.parse('2026-11-16T11:40:00Z');
+    await visit(h, created.body.slug, 2, { headers: { 'x-forwarded-for': '198.51.100.7' } });
+    assert.deepEqual(await read(), [5, [1, 1, 3], [5]]);
+    // The next hour: a new row beside the three.
+    h.clock.ms = Date.parse('2026-11-16T12:05:00Z');
+    await visit(h, created.body.slug, 1, { headers: { 'x-forwarded-for': '198.51.100.7' } });
+    assert.deepEqual(await read(), [6, [1, 1, 3], [6]]);
+  });
+
   test('two instances compacting while both count, flush and answer reads count every visit once', async () => {
     const other = await Harness.start(kind, ENV, h.database);
     try {

@@ -14,8 +14,13 @@ const toGap = (r: { link_id: string | null; from_ms: number; to_ms: number; reas
   ...(r.link_id === null ? {} : { linkId: r.link_id }),
 });
 
+/** A row of `visit_tallies` by its key and version. */
+type RowKey = { link_id: string; day: string; writer: string; version: number };
+/** A row of today's (or of another day not compacted yet) as read, kept at its version. */
+type KeptRow = { version: number; counts: string; visitors: Uint8Array; bytes: number };
+
 /** Per link and day (keyed `link\tday`, in the rows' order), its stamp (LinkDay.stamp): the key, then each writer and its row's version. */
-function stampsOf(rows: readonly { link_id: string; day: string; writer: string; version: number }[]): Map<string, string> {
+function stampsOf(rows: readonly RowKey[]): Map<string, string> {
   const stamps = new Map<string, string>();
   for (const row of rows) {
     const key = `${row.link_id}\t${row.day}`;
@@ -35,7 +40,7 @@ const KEPT_BYTES = 64 * 1024 * 1024;
  */
 export class KyselyStatsStore implements StatsStore {
   private readonly db: Kysely<DB>;
-  private readonly kept = new LRUCache<string, DayTotals | DaySummary | (Block & { bytes: number })>({
+  private readonly kept = new LRUCache<string, DayTotals | DaySummary | (Block & { bytes: number }) | KeptRow>({
     maxSize: KEPT_BYTES,
     sizeCalculation: (kept) => kept.bytes,
   });
@@ -50,7 +55,7 @@ export class KyselyStatsStore implements StatsStore {
   async linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDayVisitors[]>> {
     const days = new Map<string, LinkDayVisitors[]>(linkIds.map((id) => [id, []]));
     if (linkIds.length === 0) return days;
-    for (const day of await this.fullDays(stampsOf(await this.rowKeys(linkIds, fromDay, toDay)))) days.get(day.linkId)!.push(day);
+    for (const day of await this.fullDays(await this.rowKeys(linkIds, fromDay, toDay))) days.get(day.linkId)!.push(day);
     return days;
   }
 
@@ -69,39 +74,55 @@ export class KyselyStatsStore implements StatsStore {
   }
 
   /**
-   * Per link and day (in that order, keyed `link\tday`) its stamp: the days added up from their rows,
-   * kept ones as they are while their stamps hold, the others (today's, on a link with visits) read
-   * again.
+   * The days of these rows (keys and versions, by link, day and writer), in that order: each added up
+   * from its rows, kept ones as they are while their stamps hold. Of the others (today's, on a link with
+   * visits) only the rows whose version is not kept are read: a busy link's day has a row per hour and
+   * instance (counts.ts, Tallies), of which a flush changes one.
    */
-  private async fullDays(stamps: Map<string, string>): Promise<DayTotals[]> {
+  private async fullDays(keys: readonly RowKey[]): Promise<DayTotals[]> {
+    const stamps = stampsOf(keys);
     const found = new Map<string, DayTotals>();
-    const stale = new Set<string>();
     for (const [key, stamp] of stamps) {
       const kept = this.kept.get(key);
       if (kept instanceof DayTotals && kept.stamp === stamp) found.set(key, kept);
-      else stale.add(key);
     }
-    if (stale.size > 0) {
-      const pairs = [...stale].map((key) => key.split('\t') as [string, string]);
-      const read = (
-        await this.db
-          .selectFrom('visit_tallies')
-          .select(['link_id', 'day', 'writer', 'version', 'counts', 'visitors'])
-          .where('link_id', 'in', [...new Set(pairs.map(([link]) => link))])
-          .where('day', 'in', [...new Set(pairs.map(([, day]) => day))])
-          .orderBy('link_id')
-          .orderBy('day')
-          .orderBy('writer')
-          .execute()
-      ).filter((row) => stale.has(`${row.link_id}\t${row.day}`));
-      for (let i = 0, j = 0; i < read.length; i = j) {
-        while (j < read.length && read[j]!.link_id === read[i]!.link_id && read[j]!.day === read[i]!.day) j++;
-        const rows = read.slice(i, j);
-        const key = `${rows[0]!.link_id}\t${rows[0]!.day}`;
-        const totals = new DayTotals(rows[0]!.day, rows, stampsOf(rows).get(key), rows[0]!.link_id);
-        this.kept.set(key, totals);
-        found.set(key, totals);
+    const stale = keys.filter((row) => !found.has(`${row.link_id}\t${row.day}`));
+    const rowKey = (row: RowKey) => `R\t${row.link_id}\t${row.day}\t${row.writer}`;
+    // The rows the days are added up from, held here: the cache may let go of them meanwhile.
+    const rows = new Map<string, KeptRow>();
+    const unread = stale.filter((row) => {
+      const kept = this.kept.get(rowKey(row)) as KeptRow | undefined;
+      if (kept?.version === row.version) rows.set(rowKey(row), kept);
+      return kept?.version !== row.version;
+    });
+    if (unread.length > 0) {
+      const wanted = new Set(unread.map(rowKey));
+      const read = await this.db
+        .selectFrom('visit_tallies')
+        .select(['link_id', 'day', 'writer', 'version', 'counts', 'visitors'])
+        .where('link_id', 'in', [...new Set(unread.map((row) => row.link_id))])
+        .where('day', 'in', [...new Set(unread.map((row) => row.day))])
+        .where('writer', 'in', [...new Set(unread.map((row) => row.writer))])
+        .execute();
+      for (const row of read) {
+        if (!wanted.has(rowKey(row))) continue;
+        const kept = { version: row.version, counts: row.counts, visitors: row.visitors, bytes: 2 * row.counts.length + row.visitors.length };
+        rows.set(rowKey(row), kept);
+        this.kept.set(rowKey(row), kept);
       }
+    }
+    for (let i = 0, j = 0; i < stale.length; i = j) {
+      while (j < stale.length && stale[j]!.link_id === stale[i]!.link_id && stale[j]!.day === stale[i]!.day) j++;
+      const { link_id, day } = stale[i]!;
+      const key = `${link_id}\t${day}`;
+      const totals = new DayTotals(
+        day,
+        stale.slice(i, j).flatMap((row) => rows.get(rowKey(row)) ?? []),
+        stamps.get(key),
+        link_id,
+      );
+      this.kept.set(key, totals);
+      found.set(key, totals);
     }
     return [...stamps.keys()].flatMap((key) => found.get(key) ?? []);
   }
@@ -155,7 +176,7 @@ export class KyselyStatsStore implements StatsStore {
       at += span;
     }
     const summaries = closed.flatMap((version, at) => (version! > 0 ? [{ day: names[at]!, version: version!, counts: !inBlocks.has(at) }] : []));
-    const full = stampsOf(rows.filter((row) => closed[dayNumber(row.day) - first] === 0));
+    const full = rows.filter((row) => closed[dayNumber(row.day) - first] === 0);
     const [days, read, blockCounts] = await Promise.all([this.fullDays(full), this.summaries(linkId, summaries), this.blocks(linkId, blocks, versions)]);
     if (read === undefined || blockCounts === undefined) return undefined;
     return { days: [...days, ...read].sort((x, y) => compare(x.day, y.day)), blocks: blockCounts };
@@ -211,7 +232,8 @@ export class KyselyStatsStore implements StatsStore {
     const key = (level: number, start: string) => `B\t${linkId}\t${level}\t${start}`;
     const out: Block[] = [];
     const missing = wanted.filter(({ level, start }) => {
-      const kept = this.kept.get(key(level, start));
+      // Keyed `B\t…`: only blocks.
+      const kept = this.kept.get(key(level, start)) as Block | undefined;
       if (kept === undefined || kept.stamp !== `${key(level, start)} ${versions.get(`${level}\t${start}`)}`) return true;
       out.push(kept);
       return false;
