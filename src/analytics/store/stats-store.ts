@@ -108,7 +108,8 @@ export class KyselyStatsStore implements StatsStore {
         if (!wanted.has(rowKey(row))) continue;
         const kept = { version: row.version, counts: row.counts, visitors: row.visitors, bytes: 2 * row.counts.length + row.visitors.length };
         rows.set(rowKey(row), kept);
-        this.kept.set(rowKey(row), kept);
+        // A compacted row changes only when a late row is added to it: its day is kept whole, not it.
+        if (row.writer !== COMPACTED) this.kept.set(rowKey(row), kept);
       }
     }
     for (let i = 0, j = 0; i < stale.length; i = j) {
