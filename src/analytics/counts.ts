@@ -59,7 +59,7 @@ export function addUp(lists: readonly FlatCounts[]): FlatCounts {
   const values: Values = new Map();
   for (const list of given)
     for (let i = 0; i < list.length; i += 5) {
-      const n = values.get(list[i] as string) ?? values.set(list[i] as string, [0, 0, 0, 0]).get(list[i] as string)!;
+      const n = columnsOf(values, list[i] as string);
       for (let c = 0; c < 4; c++) n[c]! += list[i + 1 + c] as number;
     }
   const out: (string | number)[] = [];
@@ -144,10 +144,15 @@ export class Tally {
 
 const EMPTY = new Uint8Array(0);
 
-function count(values: Values, value: string, at: number, by = 1): void {
+/** A value's four columns in `values`, zeros the first time. */
+function columnsOf(values: Values, value: string): number[] {
   let n = values.get(value);
   if (n === undefined) values.set(value, (n = [0, 0, 0, 0]));
-  n[at]! += by;
+  return n;
+}
+
+function count(values: Values, value: string, at: number): void {
+  columnsOf(values, value)[at]!++;
 }
 
 /**

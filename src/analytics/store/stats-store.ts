@@ -90,11 +90,12 @@ export class KyselyStatsStore implements StatsStore {
     const rowKey = (row: RowKey) => `R\t${row.link_id}\t${row.day}\t${row.writer}`;
     // The rows the days are added up from, held here: the cache may let go of them meanwhile.
     const rows = new Map<string, KeptRow>();
-    const unread = stale.filter((row) => {
+    const unread: RowKey[] = [];
+    for (const row of stale) {
       const kept = this.kept.get(rowKey(row)) as KeptRow | undefined;
       if (kept?.version === row.version) rows.set(rowKey(row), kept);
-      return kept?.version !== row.version;
-    });
+      else unread.push(row);
+    }
     if (unread.length > 0) {
       const wanted = new Set(unread.map(rowKey));
       const read = await this.db
