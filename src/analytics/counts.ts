@@ -9,8 +9,9 @@ import { addStored, emptySketch, encode, estimate, merge, mergeStored, packSketc
  * visitor code to that link and day's sketch of the column. `time` is the visit's UTC quarter hour, so
  * that days and hours follow any time zone. A new breakdown is a name here and a value per visit
  * (Tally.settle). A link's day is stored as a row per writer and hour (Tallies), added up when read (DayTotals).
- * Once a day is closed, its rows become one (writer COMPACTED) with a summary (DaySummary), and blocks
- * of closed days hold their breakdowns added up (store/compaction.ts).
+ * The rows of writers that will not write again, and once a day is closed all its rows, become its one
+ * row (writer COMPACTED) with a summary (DaySummary), and blocks of closed days hold their breakdowns
+ * added up (store/compaction.ts).
  */
 export const DIMENSIONS = ['time', 'country', 'device', 'browser', 'os', 'referrer'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -39,7 +40,7 @@ export function quarterOf(time: number): string {
 /** The quarter hour `HH:MM` as its place in the day, 0 to 95. */
 const quarterIndex = (quarter: string) => 4 * Number(quarter.slice(0, 2)) + Number(quarter.slice(3, 5)) / 15;
 
-/** The writer of a closed day's one row: all its writers' rows added up (store/compaction.ts). */
+/** The writer of a day's one row: its finished writers' rows added up, all of them once the day is closed (store/compaction.ts). */
 export const COMPACTED = '*';
 /** Blocks of closed days: 2^1 to 2^LEVELS days, enough for the longest window (90 days) to need a few. */
 export const LEVELS = 6;
@@ -163,20 +164,21 @@ function count(values: Values, value: string, at: number): void {
  * many, it forgets them all and writes as a new writer from then on. It does so every UTC hour too:
  * a flush rewrites each row it touches whole, so a row holds at most an hour, and a flush late in a
  * busy day costs what one early in it does, not several times that (`npm run bench:flush`, "late").
+ * A writer it has left never writes again: the compaction adds its rows into their days' one row.
  */
 export class Tallies {
   writer = crypto.randomUUID();
   private byLink = new Map<string, Map<string, Tally>>();
   private readonly changed = new Set<Tally>();
   private held = 0;
-  /** The UTC hour (hours since 1970) of the flush that last trimmed them. */
+  /** The UTC hour (hours since 1970) of the last trim. */
   private hour = NaN;
 
   constructor(private readonly maxHeld = 200_000) {}
 
   /**
-   * Before a flush at `now` adds its visits: in another UTC hour than the last flush, or holding too
-   * many tallies, it forgets them all. Never between a flush's calls of `add`, which would forget
+   * Before a flush at `now` adds its visits, and at a heartbeat: in another UTC hour than the last
+   * trim, or holding too many tallies, it forgets them all. Never between a flush's calls of `add`, which would forget
    * visits the flush has counted and must write.
    */
   trim(now: number): void {
@@ -246,7 +248,7 @@ export class DayTotals implements LinkDayVisitors {
     readonly linkId = '',
   ) {
     this.bytes = rows.reduce((n, row) => n + 4 * row.counts.length + row.visitors.length, 0);
-    // Up to 24 rows a writer (Tallies: a row holds at most an hour): each dimension is added up once, after all are parsed.
+    // Several rows (the day's compacted row, each instance's row of the hour, rows not compacted yet): each dimension is added up once, after all are parsed.
     const parsed = rows.map((row) => JSON.parse(row.counts) as Record<string, FlatCounts>);
     for (const { time = [] } of parsed) {
       for (let i = 0; i < time.length; i += 5) {
@@ -304,9 +306,9 @@ export class DayTotals implements LinkDayVisitors {
 const MASKS = [1, 2, 3, 1 | 4, 2 | 8, 15];
 
 /*
- * A closed day's summary (visit_sums, level 0): the unique visitors of each set of columns in MASKS, 32
+ * A compacted day's summary (visit_sums, level 0): the unique visitors of each set of columns in MASKS, 32
  * bits each, then per quarter hour and column with visits its place (4 × quarter + column, 16 bits) and
- * count (32 bits), big-endian. A read of a closed day thus needs neither its counts' JSON nor its sketches.
+ * count (32 bits), big-endian. A read of a day its compacted row alone holds thus needs neither its counts' JSON nor its sketches.
  */
 function encodeSummary(quarters: Float64Array, estimates: number[]): Uint8Array {
   const places: number[] = [];
@@ -321,7 +323,7 @@ function encodeSummary(quarters: Float64Array, estimates: number[]): Uint8Array 
 }
 
 /**
- * A closed day as its summary holds it: quarter hours and unique visitors. Its breakdowns (`counts`) are
+ * A compacted day as its summary holds it: quarter hours and unique visitors. Its breakdowns (`counts`) are
  * those of its compacted row when given, else left empty: a block that covers the day holds them.
  */
 export class DaySummary implements LinkDay {

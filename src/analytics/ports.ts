@@ -70,7 +70,7 @@ export interface RecordingStore {
   /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap (visit-gaps.ts). */
   reapSilent(staleBefore: number, now: number, self: string): Promise<number>;
   leave(instanceId: string): Promise<void>;
-  /** Compacts closed days (store/compaction.ts), some at a time: how many link-days, 0 when none was left or (without `wait`) another instance is compacting. */
+  /** Compacts (store/compaction.ts) some link-days at a time: how many link-days, 0 when none was left or (without `wait`) another instance is compacting. */
   compact(wait?: boolean): Promise<number>;
 }
 
@@ -82,7 +82,7 @@ export interface Gap {
   linkId?: string;
 }
 
-/** A link's UTC day as reads see it: its writers' rows added up (counts.ts, DayTotals), or a closed day's summary (DaySummary). */
+/** A link's UTC day as reads see it: its writers' rows added up (counts.ts, DayTotals), or a compacted day's summary (DaySummary). */
 export interface LinkDay {
   day: string;
   /** The link, day, writers and versions of the rows it was added up from: equal stamps, equal counts. */
@@ -117,9 +117,9 @@ export interface StatsStore {
   /** Per link, its UTC days [fromDay, toDay] that hold any count (the writers' rows added up). */
   linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDayVisitors[]>>;
   /**
-   * One link's UTC days [fromDay, toDay] that hold any count, closed days as summaries and their
-   * breakdowns in blocks where the compaction made them; with `perDay`, every day with its own
-   * breakdowns and no blocks (the CSV's rows are per day).
+   * One link's UTC days [fromDay, toDay] that hold any count, days their compacted row alone holds as
+   * summaries and their breakdowns in blocks where the compaction made them; with `perDay`, every day
+   * with its own breakdowns and no blocks (the CSV's rows are per day).
    */
   linkWindow(linkId: string, fromDay: string, toDay: string, perDay?: boolean): Promise<LinkWindow>;
   /** The links of the account whose tags hold `tag`. */

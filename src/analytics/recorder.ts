@@ -8,7 +8,7 @@ import type { RecordingLimits, RecordingStore, Shortfall, Visit } from './ports.
  * at most that and the flush that carries it (freshness at full load, docs/adr/0042).
  */
 export const MAX_CYCLE_MS = 3000;
-/** The longest the compaction of closed days runs each heartbeat interval (between flushes). */
+/** The longest the compaction (store/compaction.ts) runs each heartbeat interval (between flushes). */
 const COMPACTING_MS = 200;
 /** From this many visits a flush, the instance counts as busy recording (ordinary load is far below). */
 export const SPACED_FROM_VISITS = 5000;
@@ -122,7 +122,7 @@ export class VisitRecorder {
 
   /**
    * A flush (with nothing waiting, a heartbeat); every heartbeat interval, the reaping of dead
-   * instances and the compaction of closed days, for at most COMPACTING_MS.
+   * instances and the compaction, for at most COMPACTING_MS.
    */
   private async step(): Promise<void> {
     await this.flushOnce();
@@ -136,7 +136,7 @@ export class VisitRecorder {
     while (performance.now() < until && (await this.o.store.compact()) > 0);
   }
 
-  /** Compacts every closed day (tests; the timer does it a little at a time). */
+  /** Compacts all there is to compact (tests; the timer does it a little at a time). */
   compact(): Promise<void> {
     return this.serial(async () => {
       while ((await this.o.store.compact(true)) > 0);

@@ -1,11 +1,13 @@
+import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
 import { COMPACTED, dayNumber } from '../../src/analytics/counts.js';
 import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { UA, visit } from '../helpers/analytics.js';
+import { stats, UA, visit } from '../helpers/analytics.js';
 
 /**
  * Closed days are compacted (src/analytics/store/compaction.ts): one row a day, a summary, blocks of
@@ -75,8 +77,11 @@ eachDatabase('compaction of closed days', (kind) => {
         [COMPACTED],
         day,
       );
-    // Today stays open: its writer writes it whole at each flush.
-    assert.notEqual((await rowsOf('2026-11-15'))[0]!.writer, COMPACTED);
+    // Today's row is the 11:00 writer's, which the instance left at its first flush of 12:00: added up too, though today is open.
+    assert.deepEqual(
+      (await rowsOf('2026-11-15')).map((r) => r.writer),
+      [COMPACTED],
+    );
     const sums = await h.database.db
       .selectFrom('visit_sums')
       .select(['level', 'start'])
@@ -84,9 +89,10 @@ eachDatabase('compaction of closed days', (kind) => {
       .orderBy('level')
       .orderBy('start')
       .execute();
-    assert.equal(sums.filter((s) => s.level === 0).length, 6);
+    // A summary per day, today's included; no block holds today, which is open.
+    assert.equal(sums.filter((s) => s.level === 0).length, 7);
     assert.ok(
-      sums.some((s) => s.level >= 2),
+      sums.some((s) => s.level >= 2) && sums.every((s) => s.level === 0 || dayNumber(s.start) + 2 ** s.level <= dayNumber('2026-11-15')),
       JSON.stringify(sums),
     );
     // A window's closed days are read as summaries, their breakdowns from blocks.
@@ -271,6 +277,129 @@ eachDatabase('compaction of closed days', (kind) => {
       solo.clock.ms = Date.parse('2026-11-15T11:05:00Z');
       await visit(solo, created.body.slug, 1);
       assert.deepEqual(await read(), [6, [1, 1, 3], [6]]);
+    } finally {
+      await solo.close();
+    }
+  });
+
+  test("the rows of writers their instance has left are added into the day's row before the day closes, the rows of the hour left to their writer", async () => {
+    const solo = await Harness.start(kind, ENV);
+    try {
+      solo.clock.ms = Date.parse('2026-11-15T08:00:00Z');
+      const { key } = await solo.account();
+      const created = await solo.createLink({ target: 'https://example.org/today', title: 'Today' }, { key });
+      const todayRows = async () =>
+        (
+          await solo.database.db.selectFrom('visit_tallies').select(['writer']).where('link_id', '=', created.body.id).where('day', '=', '2026-11-15').execute()
+        ).map((r) => (r.writer === COMPACTED ? COMPACTED : 'writer'));
+      const read = async () => {
+        await solo.app.visitRecorder.flush();
+        const text = (await solo.request('GET', `/links/${created.body.id}/stats?days=1&tz=Asia/Kolkata`, { key })).text.replace(/"refreshedAt":\d+,/, '');
+        const csv = (await solo.request('GET', `/links/${created.body.id}/stats?days=1&format=csv`, { key })).text;
+        return [text, csv];
+      };
+      const visitAt = async (iso: string, n: number, network: string) => {
+        solo.clock.ms = Date.parse(iso);
+        await visit(solo, created.body.slug, n, { headers: { 'x-forwarded-for': network, referer: `https://${network}.example/` } });
+        await solo.app.visitRecorder.flush();
+      };
+      await visitAt('2026-11-15T08:10:00Z', 3, '198.51.100.1');
+      await visitAt('2026-11-15T09:10:00Z', 2, '198.51.100.2');
+      await visitAt('2026-11-15T10:10:00Z', 1, '198.51.100.3');
+      assert.deepEqual(await todayRows(), ['writer', 'writer', 'writer']);
+      const before = await read();
+      await solo.app.visitRecorder.compact();
+      assert.deepEqual((await todayRows()).sort(), [COMPACTED, 'writer'], 'the hours 8 and 9 in one row; the hour of 10 its writer still writes');
+      assert.deepEqual(await read(), before);
+      // An instance from before writers were listed (its writer NULL) holds the adding up of open days back until it is gone.
+      const old = crypto.randomUUID();
+      await solo.database.db
+        .insertInto('recorder_instances')
+        .values({ id: old, started_at: solo.clock.ms, beat_at: solo.clock.ms, flushed_to: solo.clock.ms })
+        .execute();
+      await visitAt('2026-11-15T11:10:00Z', 1, '198.51.100.4');
+      await solo.app.visitRecorder.compact();
+      assert.deepEqual((await todayRows()).sort(), [COMPACTED, 'writer', 'writer']);
+      await solo.database.db.deleteFrom('recorder_instances').where('id', '=', old).execute();
+      await solo.app.visitRecorder.compact();
+      assert.deepEqual((await todayRows()).sort(), [COMPACTED, 'writer']);
+      // The row of the hour changes beside the compacted one: every visit counted once, by hour, referrer and visitor.
+      await visitAt('2026-11-15T11:20:00Z', 2, '198.51.100.4');
+      const body = JSON.parse((await read())[0]!);
+      assert.deepEqual(
+        [body.total, body.daily[0].visitors, body.daily[0].hours.slice(13, 17), body.referrers.map((r: { count: number }) => r.count)],
+        [9, 4, [3, 2, 1, 3], [3, 3, 2, 1]],
+      );
+    } finally {
+      await solo.close();
+    }
+  });
+
+  test('a read that a compaction overtakes between the keys of its rows and the rows reads again, counting every visit once', async () => {
+    const solo = await Harness.start(kind, ENV);
+    try {
+      const { key } = await solo.account();
+      const created = await solo.createLink({ target: 'https://example.org/raced', title: 'Raced' }, { key });
+      // Three hours' rows of today, the first two of writers the instance has left.
+      for (const [hour, n] of [
+        ['08', 3],
+        ['09', 2],
+        ['10', 1],
+      ] as const) {
+        solo.clock.ms = Date.parse(`2026-11-15T${hour}:10:00Z`);
+        await visit(solo, created.body.slug, n);
+        await solo.app.visitRecorder.flush();
+      }
+      // The keys read, the compaction commits before the rows are: on SQLite the store reads through the second, read-only connection.
+      let overtaken = false;
+      const overtaking: KyselyPlugin = {
+        transformQuery: ({ node }) => node,
+        transformResult: async ({ result }) => {
+          const row = result.rows[0];
+          if (!overtaken && row !== undefined && Object.keys(row).join() === 'link_id,day,writer,version') {
+            overtaken = true;
+            await solo.app.visitRecorder.compact();
+          }
+          return result;
+        },
+      };
+      const store = new KyselyStatsStore({ ...solo.database, db: solo.database.reads.withPlugin(overtaking) }, 0);
+      const [day] = (await store.linkDays([created.body.id], '2026-11-15', '2026-11-15')).get(created.body.id)!;
+      assert.ok(overtaken);
+      assert.equal(
+        day!.quarters.reduce((n, count) => n + count, 0),
+        6,
+      );
+    } finally {
+      await solo.close();
+    }
+  });
+
+  test('an instance taken for dead while idle forgets its tallies at its next heartbeat, so rows added up meanwhile are not counted twice', async () => {
+    const solo = await Harness.start(kind, ENV);
+    try {
+      solo.clock.ms = Date.parse('2026-11-15T08:00:00Z');
+      const { key } = await solo.account();
+      const created = await solo.createLink({ target: 'https://example.org/idle', title: 'Idle' }, { key });
+      await visit(solo, created.body.slug, 2);
+      await solo.app.visitRecorder.flush();
+      // Reaped by another instance: its writer is listed no more, and its rows are added into the day's row.
+      const now = solo.clock.ms;
+      await solo.database.db
+        .insertInto('recorder_instances')
+        .values({ id: crypto.randomUUID(), started_at: now, beat_at: now, flushed_to: now, writer: crypto.randomUUID() })
+        .execute();
+      await solo.database.db.deleteFrom('recorder_instances').where('id', '=', solo.app.visitRecorder.instanceId).execute();
+      await solo.app.visitRecorder.compact();
+      const writers = await solo.database.db.selectFrom('visit_tallies').select('writer').where('link_id', '=', created.body.id).execute();
+      assert.deepEqual(writers, [{ writer: COMPACTED }]);
+      // A heartbeat (a flush with nothing to write) brings its row back; then one more visit.
+      solo.clock.ms += 1000;
+      await solo.app.visitRecorder.flush();
+      await visit(solo, created.body.slug, 1);
+      await solo.app.visitRecorder.flush();
+      await solo.app.visitRecorder.compact();
+      assert.equal((await stats(solo, created.body.id, key, '?days=1')).total, 3);
     } finally {
       await solo.close();
     }

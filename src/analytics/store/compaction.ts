@@ -13,20 +13,35 @@ const CLOSING_MS = HOUR_MS;
 const LINK_DAYS_PER_TRANSACTION = 50;
 /**
  * Rows compacted per transaction, past the first link-day's (which is compacted whatever its rows): a
- * busy link's day has up to 24 rows per instance (a writer's row holds an hour).
+ * link-day's rows pile up while the compaction is behind, or instances restart again and again.
  */
 const ROWS_PER_TRANSACTION = 100;
 
 /**
- * Compaction of closed days (docs/adr/0042). A UTC day is closed once every running instance has
- * flushed an hour past its end: none holds a visit of it any more or will receive one, so no writer
- * writes its rows of the day again. A link's closed day then becomes one row (writer COMPACTED), all
- * its rows added up, with its summary (visit_sums level 0: quarter hours and unique visitors); and
- * blocks of 2^n closed days (levels 1 to LEVELS) hold their breakdowns added up, built from their halves.
- * A read of a 90-day window thus parses a few blocks and ninety small summaries instead of ninety
- * days of counts and sketches. One transaction compacts at a time (a named lock; the others skip their
- * turn), some link-days (LINK_DAYS_PER_TRANSACTION, ROWS_PER_TRANSACTION); rows that appear for
- * a day already compacted (an instance that was taken for dead and came back) are added to it the
+ * The rows the compaction may add into their days' one row: those of closed days, and those of writers
+ * that no running instance lists, which will not write again (recording-store.ts, beat). An instance
+ * from before that list (writer NULL) makes `not in` unknown for every row: the second kind waits
+ * until it is gone.
+ */
+const finished = (closed: string) => (eb: ExpressionBuilder<DB, 'visit_tallies'>) =>
+  eb.and([
+    // A literal, not a parameter: it matches the partial index visit_tallies_open, which holds only rows not yet compacted.
+    eb('writer', '<>', sql.lit(COMPACTED)),
+    eb.or([eb('day', '<', closed), eb('writer', 'not in', eb.selectFrom('recorder_instances').select('writer'))]),
+  ]);
+
+/**
+ * Compaction (docs/adr/0042). A writer that its instance has left (at each UTC hour, after a failed
+ * flush, by stopping or by dying) never writes again: its rows are added into their days' one row
+ * (writer COMPACTED), so that a busy link's today is that row and the rows of the hour. A UTC day is
+ * closed once every running instance has flushed an hour past its end: none holds a visit of it any
+ * more or will receive one, so no writer writes its rows of the day again, and all of them are added
+ * in. Each day compacted gets its summary (visit_sums level 0: quarter hours and unique visitors), and
+ * blocks of 2^n closed days (levels 1 to LEVELS) hold their breakdowns added up, built from their
+ * halves. A read of a 90-day window thus parses a few blocks and ninety small summaries instead of
+ * ninety days of counts and sketches. One transaction compacts at a time (a named lock; the others
+ * skip their turn), some link-days (LINK_DAYS_PER_TRANSACTION, ROWS_PER_TRANSACTION); rows that appear
+ * for a day already compacted (an instance that was taken for dead and came back) are added to it the
  * next time round, and the blocks over it emptied and built again. Returns the link-days compacted.
  */
 export async function compactSome(db: Kysely<DB>, dialect: Dialect, wait = false): Promise<number> {
@@ -39,12 +54,10 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect, wait = false
       .executeTakeFirst();
     if (running?.at === null || running?.at === undefined) return 0;
     const closed = utcDay(Number(running.at) - CLOSING_MS);
-    // Matches the partial index visit_tallies_open, which holds only rows not yet compacted (a literal, not a parameter).
     const found = await tx
       .selectFrom('visit_tallies')
       .select((eb) => ['link_id', 'day', eb.fn.countAll<number | string>().as('rows')])
-      .where('day', '<', closed)
-      .where('writer', '<>', sql.lit(COMPACTED))
+      .where(finished(closed))
       .groupBy(['day', 'link_id'])
       .orderBy('day')
       .orderBy('link_id')
@@ -59,7 +72,7 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect, wait = false
       if (rows > ROWS_PER_TRANSACTION) break;
       open.push(linkDay);
     }
-    const compacted = await compactDays(tx, dialect, open);
+    const compacted = await compactDays(tx, dialect, open, closed);
     const blocks = await LinkBlocks.around(tx, dialect, dayNumber(closed), compacted);
     for (const { link_id, day } of open) {
       for (let level = 1; level <= LEVELS; level++) {
@@ -94,7 +107,12 @@ export function storedBlocks(db: Kysely<DB>, linkIds: readonly string[], from: s
  * Link-days as one compacted row each with its summary, the blocks over them emptied: a few
  * statements for them all. Returns each link's days' breakdowns.
  */
-async function compactDays(tx: Tx, dialect: Dialect, linkDays: { link_id: string; day: string }[]): Promise<Map<string, Map<string, FlatCounts[]>>> {
+async function compactDays(
+  tx: Tx,
+  dialect: Dialect,
+  linkDays: { link_id: string; day: string }[],
+  closed: string,
+): Promise<Map<string, Map<string, FlatCounts[]>>> {
   const each =
     <T>(list: T[], where: (eb: ExpressionBuilder<DB, 'visit_tallies' | 'visit_sums'>, item: T) => Expression<SqlBool>) =>
     (eb: ExpressionBuilder<DB, 'visit_tallies' | 'visit_sums'>) =>
@@ -103,7 +121,7 @@ async function compactDays(tx: Tx, dialect: Dialect, linkDays: { link_id: string
   // The writers' rows are added up as the delete hands them back: a row another instance commits meanwhile stays, for next time.
   const columns = ['link_id', 'day', 'writer', 'version', 'counts', 'visitors'] as const;
   const read = [
-    ...(await tx.deleteFrom('visit_tallies').where('writer', '<>', COMPACTED).where(ofLinkDays).returning(columns).execute()),
+    ...(await tx.deleteFrom('visit_tallies').where(finished(closed)).where(ofLinkDays).returning(columns).execute()),
     ...(await tx.selectFrom('visit_tallies').select(columns).where('writer', '=', COMPACTED).where(ofLinkDays).execute()),
   ];
   const rowsOf = new Map<string, typeof read>();

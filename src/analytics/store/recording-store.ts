@@ -80,16 +80,8 @@ export class KyselyRecordingStore implements RecordingStore {
   private async transaction(batch: FlushBatch, days: Map<string, DayDemand>, early: Set<string>): Promise<Visit[]> {
     const [first, rest] = splitByDemand(batch.visits, early);
     const recorded = await this.db.transaction().execute(async (tx) => {
-      // Taken for dead and reaped: its rows of closed days may be compacted, and must not be written whole again.
       // Its row is written first, so that a reaping waits for this flush and then finds it alive.
-      const alive = await tx
-        .updateTable('recorder_instances')
-        .set({ beat_at: batch.now })
-        .where('id', '=', batch.instanceId)
-        .returning('id')
-        .executeTakeFirst();
-      if (this.joined && alive === undefined) this.tallies.forget();
-      this.tallies.trim(batch.now);
+      await this.checkIn(tx, batch.instanceId, batch.now);
       const touchedFirst = await this.writeTallies(tx, first);
       for (const day of days.keys()) await lockDay(tx, day);
       await lockMonthRows(tx, this.dialect, days);
@@ -101,7 +93,7 @@ export class KyselyRecordingStore implements RecordingStore {
       const touched = touchedFirst.concat(await this.writeTallies(tx, recorded));
       await this.addLinkVisits(tx, touched);
       await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
-      await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
+      await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now, this.tallies.writer);
       return [...first, ...recorded];
     });
     this.joined = true;
@@ -211,8 +203,21 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   async beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
-    await beat(this.db, instanceId, startedAt, now, flushedTo);
+    await this.checkIn(this.db, instanceId, now);
+    await beat(this.db, instanceId, startedAt, now, flushedTo, this.tallies.writer);
     this.joined = true;
+  }
+
+  /**
+   * The instance's heartbeat, before anything else it writes. If its row is missing, it was taken for
+   * dead and reaped: its writer's rows may have been compacted since, and must not be written whole
+   * again, so it forgets its tallies. Then the tallies' hourly trim (Tallies.trim), which a heartbeat
+   * does too, so that an idle writer's rows are not kept from the compaction for the rest of the day.
+   */
+  private async checkIn(db: Kysely<DB>, instanceId: string, now: number): Promise<void> {
+    const alive = await db.updateTable('recorder_instances').set({ beat_at: now }).where('id', '=', instanceId).returning('id').executeTakeFirst();
+    if (this.joined && alive === undefined) this.tallies.forget();
+    this.tallies.trim(now);
   }
 
   reapSilent(staleBefore: number, now: number, self: string): Promise<number> {
@@ -229,13 +234,15 @@ export class KyselyRecordingStore implements RecordingStore {
 }
 
 /**
- * The instance's row: its heartbeat, and with `flushedTo` the time before which all its visits are
- * in. A new row (the first beat, or one after being reaped) starts from its first beat.
+ * The instance's row: its heartbeat, its writer (the compaction leaves the rows of running instances'
+ * writers alone), and with `flushedTo` the time before which all its visits are in. A new row (the
+ * first beat, or one after being reaped) starts from its first beat. Each instance's beats and flushes
+ * run one at a time (recorder.ts), so the writer it lists only ever moves on to a new one.
  */
-async function beat(db: Kysely<DB>, id: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
+async function beat(db: Kysely<DB>, id: string, startedAt: number, now: number, flushedTo: number | undefined, writer: string): Promise<void> {
   await db
     .insertInto('recorder_instances')
-    .values({ id, started_at: startedAt, beat_at: now, flushed_to: flushedTo ?? now })
-    .onConflict((oc) => oc.columns(['id']).doUpdateSet(flushedTo === undefined ? { beat_at: now } : { beat_at: now, flushed_to: flushedTo }))
+    .values({ id, started_at: startedAt, beat_at: now, flushed_to: flushedTo ?? now, writer })
+    .onConflict((oc) => oc.columns(['id']).doUpdateSet(flushedTo === undefined ? { beat_at: now, writer } : { beat_at: now, flushed_to: flushedTo, writer }))
     .execute();
 }

@@ -55,8 +55,15 @@ export class KyselyStatsStore implements StatsStore {
   async linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDayVisitors[]>> {
     const days = new Map<string, LinkDayVisitors[]>(linkIds.map((id) => [id, []]));
     if (linkIds.length === 0) return days;
-    for (const day of await this.fullDays(await this.rowKeys(linkIds, fromDay, toDay))) days.get(day.linkId)!.push(day);
-    return days;
+    for (let attempt = 1; ; attempt++) {
+      const read = await this.fullDays(await this.rowKeys(linkIds, fromDay, toDay));
+      if (read !== undefined) {
+        for (const day of read) days.get(day.linkId)!.push(day);
+        return days;
+      }
+      // Compactions kept committing between the two queries: unheard of, but not to be waited for without end.
+      if (attempt === 5) throw new Error('the rows of the days kept changing while they were read');
+    }
   }
 
   /** The keys and versions of the links' rows of [fromDay, toDay], by link, day and writer. */
@@ -76,10 +83,11 @@ export class KyselyStatsStore implements StatsStore {
   /**
    * The days of these rows (keys and versions, by link, day and writer), in that order: each added up
    * from its rows, kept ones as they are while their stamps hold. Of the others (today's, on a link with
-   * visits) only the rows whose version is not kept are read: a busy link's day has a row per hour and
-   * instance (counts.ts, Tallies), of which a flush changes one.
+   * visits) only the rows whose version is not kept are read: a busy link's today is its compacted row
+   * and a row of the hour per instance (counts.ts, Tallies), of which a flush changes one. Undefined
+   * when a compaction added rows up since the keys were read (a row gone, or a compacted row changed).
    */
-  private async fullDays(keys: readonly RowKey[]): Promise<DayTotals[]> {
+  private async fullDays(keys: readonly RowKey[]): Promise<DayTotals[] | undefined> {
     const stamps = stampsOf(keys);
     const found = new Map<string, DayTotals>();
     for (const [key, stamp] of stamps) {
@@ -105,13 +113,16 @@ export class KyselyStatsStore implements StatsStore {
         .where('day', 'in', [...new Set(unread.map((row) => row.day))])
         .where('writer', 'in', [...new Set(unread.map((row) => row.writer))])
         .execute();
+      // A compacted row beside others (today's, beside the rows of the hour) is kept; one that holds its day alone is kept as the day.
+      const beside = new Set(stale.filter((row) => row.writer !== COMPACTED).map((row) => `${row.link_id}\t${row.day}`));
       for (const row of read) {
         if (!wanted.has(rowKey(row))) continue;
         const kept = { version: row.version, counts: row.counts, visitors: row.visitors, bytes: 2 * row.counts.length + row.visitors.length };
         rows.set(rowKey(row), kept);
-        // A compacted row changes only when a late row is added to it: its day is kept whole, not it.
-        if (row.writer !== COMPACTED) this.kept.set(rowKey(row), kept);
+        if (row.writer !== COMPACTED || beside.has(`${row.link_id}\t${row.day}`)) this.kept.set(rowKey(row), kept);
       }
+      // A writer's row at a later version holds what it held and more; a compaction changes what the keys say.
+      if (unread.some((row) => rows.get(rowKey(row))?.version !== row.version && (row.writer === COMPACTED || !rows.has(rowKey(row))))) return undefined;
     }
     for (let i = 0, j = 0; i < stale.length; i = j) {
       while (j < stale.length && stale[j]!.link_id === stale[i]!.link_id && stale[j]!.day === stale[i]!.day) j++;
@@ -139,7 +150,7 @@ export class KyselyStatsStore implements StatsStore {
   }
 
   /**
-   * A link's window: its closed days' summaries, their breakdowns from as few blocks as cover them (the
+   * A link's window: its compacted days' summaries, their breakdowns from as few blocks as cover them (the
    * largest first, store/compaction.ts), and the other days added up from their rows. Undefined when
    * a compaction changed what it read between its queries.
    */
@@ -180,7 +191,7 @@ export class KyselyStatsStore implements StatsStore {
     const summaries = closed.flatMap((version, at) => (version! > 0 ? [{ day: names[at]!, version: version!, counts: !inBlocks.has(at) }] : []));
     const full = rows.filter((row) => closed[dayNumber(row.day) - first] === 0);
     const [days, read, blockCounts] = await Promise.all([this.fullDays(full), this.summaries(linkId, summaries), this.blocks(linkId, blocks, versions)]);
-    if (read === undefined || blockCounts === undefined) return undefined;
+    if (days === undefined || read === undefined || blockCounts === undefined) return undefined;
     return { days: [...days, ...read].sort((x, y) => compare(x.day, y.day)), blocks: blockCounts };
   }
 

@@ -16,6 +16,7 @@ import * as visitTallies from './migrations/0080-visit-tallies.js';
 import * as tallyVersions from './migrations/0081-tally-versions.js';
 import * as visitSums from './migrations/0082-visit-sums.js';
 import * as readKeys from './migrations/0083-read-keys.js';
+import * as instanceWriters from './migrations/0084-instance-writers.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0081_tally_versions': tallyVersions,
   '0082_visit_sums': visitSums,
   '0083_read_keys': readKeys,
+  '0084_instance_writers': instanceWriters,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

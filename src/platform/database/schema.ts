@@ -264,6 +264,8 @@ export interface RecorderInstanceTable {
   started_at: number;
   beat_at: number;
   flushed_to: number;
+  /** The writer of its tallies' rows (analytics/counts.ts); null for an instance from before 0084. */
+  writer: string | null;
 }
 
 export interface DB {
