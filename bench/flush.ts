@@ -11,6 +11,8 @@
  *   over its earlier quarter hours, with more variety (thirty countries, thirty-two referrers, every
  *   visitor another), its flushes hours apart by the recorder's clock: a flush rewrites each row it
  *   touches whole, and a row holds what its writer counted in the hour (counts.ts, Tallies).
+ * Then the compaction (store/compaction.ts): of the rows a day of such flushes left, and of the hour's
+ * rows of the 10,000 links once the instance has left their writer, beside the day's compacted rows.
  * Reported per round: the flush's wall time (on SQLite nearly all of it is the event loop's: statements
  * run synchronously), the longest the event loop was held at once (what a redirect arriving during the
  * flush may wait) and the bytes it added to the write-ahead log (SQLite's file; PostgreSQL's WAL, the
@@ -66,6 +68,10 @@ function longestHold(): { stop: () => number } {
 }
 
 const tableSizes: string[] = [];
+const compactions = [
+  '| database | compaction of | link-days | rows added up | time | per link-day | longest hold of the event loop |',
+  '|---|---|---|---|---|---|---|',
+];
 
 async function run(label: string, url: string, sqliteFile?: string): Promise<void> {
   await seedLinks(url, LINKS);
@@ -137,6 +143,34 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
   }
   clock = today + 95 * QUARTER_MS + 60_000;
   await measured('late', () => clock, true);
+  // The compaction: first what a day of flushes hours apart left (every writer's but the last), then,
+  // the instance having left its writer at its next hour's heartbeat, that writer's row of each link.
+  const compaction = async (what: string) => {
+    const store = new KyselyRecordingStore(database);
+    const rows = async () =>
+      Number(
+        (
+          await database.db
+            .selectFrom('visit_tallies')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await rows();
+    const started = performance.now();
+    const hold = longestHold();
+    let linkDays = 0;
+    for (let n; (n = await store.compact(true)) > 0;) linkDays += n;
+    const longest = hold.stop();
+    const elapsed = performance.now() - started;
+    compactions.push(
+      `| ${label} | ${what} | ${linkDays} | ${before - (await rows()) + linkDays} | ${(elapsed / 1000).toFixed(1)} s | ${((elapsed * 1000) / linkDays).toFixed(0)} µs | ${longest.toFixed(1)} ms |`,
+    );
+  };
+  await compaction("a day's rows, all writers' but the last");
+  clock += 3_600_000;
+  await recorder.flush();
+  await compaction("an hour's row of each link, beside the day's");
   if (!sqliteFile) {
     const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size('visit_tallies') as bytes`.execute(database.db);
     tableSizes.push(`${label}: visit_tallies is ${(Number(rows[0]!.bytes) / 1e6).toFixed(1)} MB after both phases`);
@@ -164,4 +198,5 @@ if (pgDb) {
 } else {
   console.log(`PostgreSQL: not reachable at ${PG_ADMIN}, skipped`);
 }
+console.log(compactions.join('\n'));
 for (const line of tableSizes) console.log(line);
