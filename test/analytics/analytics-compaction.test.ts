@@ -49,6 +49,18 @@ eachDatabase('compaction of closed days', (kind) => {
   const rowsOf = (day: string) =>
     h.database.db.selectFrom('visit_tallies').select(['writer', 'version']).where('link_id', '=', link.id).where('day', '=', day).execute();
 
+  /** A service of its own, its clock from 08:00 on the 15th only going forward, with a link titled `title`: runs `body`, then closes it. */
+  const alone = async (title: string, body: (solo: Harness, key: string, created: { body: { id: string; slug: string } }) => Promise<void>) => {
+    const solo = await Harness.start(kind, ENV);
+    try {
+      solo.clock.ms = Date.parse('2026-11-15T08:00:00Z');
+      const { key } = await solo.account();
+      await body(solo, key, await solo.createLink({ target: 'https://example.org/today', title }, { key }));
+    } finally {
+      await solo.close();
+    }
+  };
+
   before(async () => {
     h = await Harness.start(kind, ENV);
     const { key } = await h.account();
@@ -253,12 +265,7 @@ eachDatabase('compaction of closed days', (kind) => {
   });
 
   test("a read after a flush changed one of a day's hourly rows counts the rows it had read before and the changed one", async () => {
-    // A service of its own, on a clock that only goes forward.
-    const solo = await Harness.start(kind, ENV);
-    try {
-      solo.clock.ms = Date.parse('2026-11-15T08:00:00Z');
-      const { key } = await solo.account();
-      const created = await solo.createLink({ target: 'https://example.org/today', title: 'Today' }, { key });
+    await alone('Today', async (solo, key, created) => {
       const read = async () => {
         await solo.app.visitRecorder.flush();
         const body = JSON.parse((await solo.request('GET', `/links/${created.body.id}/stats?days=1`, { key })).text);
@@ -277,17 +284,11 @@ eachDatabase('compaction of closed days', (kind) => {
       solo.clock.ms = Date.parse('2026-11-15T11:05:00Z');
       await visit(solo, created.body.slug, 1);
       assert.deepEqual(await read(), [6, [1, 1, 3], [6]]);
-    } finally {
-      await solo.close();
-    }
+    });
   });
 
   test("the rows of writers their instance has left are added into the day's row before the day closes, the rows of the hour left to their writer", async () => {
-    const solo = await Harness.start(kind, ENV);
-    try {
-      solo.clock.ms = Date.parse('2026-11-15T08:00:00Z');
-      const { key } = await solo.account();
-      const created = await solo.createLink({ target: 'https://example.org/today', title: 'Today' }, { key });
+    await alone('Today', async (solo, key, created) => {
       const todayRows = async () =>
         (
           await solo.database.db.selectFrom('visit_tallies').select(['writer']).where('link_id', '=', created.body.id).where('day', '=', '2026-11-15').execute()
@@ -330,16 +331,11 @@ eachDatabase('compaction of closed days', (kind) => {
         [body.total, body.daily[0].visitors, body.daily[0].hours.slice(13, 17), body.referrers.map((r: { count: number }) => r.count)],
         [9, 4, [3, 2, 1, 3], [3, 3, 2, 1]],
       );
-    } finally {
-      await solo.close();
-    }
+    });
   });
 
   test('a read that a compaction overtakes between the keys of its rows and the rows reads again, counting every visit once', async () => {
-    const solo = await Harness.start(kind, ENV);
-    try {
-      const { key } = await solo.account();
-      const created = await solo.createLink({ target: 'https://example.org/raced', title: 'Raced' }, { key });
+    await alone('Raced', async (solo, key, created) => {
       // Three hours' rows of today, the first two of writers the instance has left.
       for (const [hour, n] of [
         ['08', 3],
@@ -370,17 +366,11 @@ eachDatabase('compaction of closed days', (kind) => {
         day!.quarters.reduce((n, count) => n + count, 0),
         6,
       );
-    } finally {
-      await solo.close();
-    }
+    });
   });
 
   test('an instance taken for dead while idle forgets its tallies at its next heartbeat, so rows added up meanwhile are not counted twice', async () => {
-    const solo = await Harness.start(kind, ENV);
-    try {
-      solo.clock.ms = Date.parse('2026-11-15T08:00:00Z');
-      const { key } = await solo.account();
-      const created = await solo.createLink({ target: 'https://example.org/idle', title: 'Idle' }, { key });
+    await alone('Idle', async (solo, key, created) => {
       await visit(solo, created.body.slug, 2);
       await solo.app.visitRecorder.flush();
       // Reaped by another instance: its writer is listed no more, and its rows are added into the day's row.
@@ -400,9 +390,7 @@ eachDatabase('compaction of closed days', (kind) => {
       await solo.app.visitRecorder.flush();
       await solo.app.visitRecorder.compact();
       assert.equal((await stats(solo, created.body.id, key, '?days=1')).total, 3);
-    } finally {
-      await solo.close();
-    }
+    });
   });
 
   test('two instances compacting while both count, flush and answer reads count every visit once', async () => {
