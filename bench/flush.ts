@@ -12,7 +12,8 @@
  *   visitor another), its flushes hours apart by the recorder's clock: a flush rewrites each row it
  *   touches whole, and a row holds what its writer counted in the hour (counts.ts, Tallies).
  * Then the compaction (store/compaction.ts): of the rows a day of such flushes left, and of the hour's
- * rows of the 10,000 links once the instance has left their writer, beside the day's compacted rows.
+ * rows of the 10,000 links once the instance has left their writer, beside the day's compacted rows
+ * (the same figures, and the link-days, rows and log per compaction).
  * Reported per round: the flush's wall time (on SQLite nearly all of it is the event loop's: statements
  * run synchronously), the longest the event loop was held at once (what a redirect arriving during the
  * flush may wait) and the bytes it added to the write-ahead log (SQLite's file; PostgreSQL's WAL, the
@@ -69,8 +70,8 @@ function longestHold(): { stop: () => number } {
 
 const tableSizes: string[] = [];
 const compactions = [
-  '| database | compaction of | link-days | rows added up | time | per link-day | longest hold of the event loop |',
-  '|---|---|---|---|---|---|---|',
+  '| database | compaction of | link-days | rows added up | time | per link-day | longest hold of the event loop | log written |',
+  '|---|---|---|---|---|---|---|---|',
 ];
 
 async function run(label: string, url: string, sqliteFile?: string): Promise<void> {
@@ -157,14 +158,17 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
         ).n,
       );
     const before = await rows();
+    if (sqliteFile) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
+    const logBefore = sqliteFile ? 0 : await logBytes();
     const started = performance.now();
     const hold = longestHold();
     let linkDays = 0;
     for (let n; (n = await store.compact(true)) > 0;) linkDays += n;
     const longest = hold.stop();
     const elapsed = performance.now() - started;
+    const log = `${(((await logBytes()) - logBefore) / 1e6).toFixed(1)} MB`;
     compactions.push(
-      `| ${label} | ${what} | ${linkDays} | ${before - (await rows()) + linkDays} | ${(elapsed / 1000).toFixed(1)} s | ${((elapsed * 1000) / linkDays).toFixed(0)} µs | ${longest.toFixed(1)} ms |`,
+      `| ${label} | ${what} | ${linkDays} | ${before - (await rows()) + linkDays} | ${(elapsed / 1000).toFixed(1)} s | ${((elapsed * 1000) / linkDays).toFixed(0)} µs | ${longest.toFixed(1)} ms | ${log} |`,
     );
   };
   await compaction("a day's rows, all writers' but the last");

@@ -10,9 +10,11 @@ import { Harness } from '../helpers/harness.js';
 import { stats, UA, visit } from '../helpers/analytics.js';
 
 /**
- * Closed days are compacted (src/analytics/store/compaction.ts): one row a day, a summary, blocks of
- * days. Every answer reads the same before and after, whichever path it takes; an instance that has not
- * flushed past a day keeps it open; rows written after a day's compaction are added to it.
+ * The compaction (src/analytics/store/compaction.ts): a closed day becomes one row with a summary, and
+ * blocks of days hold their breakdowns; the rows of writers their instances have left are added into
+ * their day's row before it closes. Every answer reads the same before and after, whichever path it
+ * takes; an instance that has not flushed past a day keeps it open; rows written after a day's
+ * compaction are added to it.
  */
 const ENV = {
   TRUST_PROXY: '1',
@@ -30,7 +32,7 @@ const READS = [
   '?days=10&format=csv',
 ];
 
-eachDatabase('compaction of closed days', (kind) => {
+eachDatabase('compaction', (kind) => {
   let h: Harness;
   let link: { key: string; id: string; slug: string };
   const at = async (iso: string, n: number, options: Parameters<typeof visit>[3] = {}, on = h) => {
@@ -347,25 +349,47 @@ eachDatabase('compaction of closed days', (kind) => {
         await solo.app.visitRecorder.flush();
       }
       // The keys read, the compaction commits before the rows are: on SQLite the store reads through the second, read-only connection.
-      let overtaken = false;
+      let overtake = true;
       const overtaking: KyselyPlugin = {
         transformQuery: ({ node }) => node,
         transformResult: async ({ result }) => {
           const row = result.rows[0];
-          if (!overtaken && row !== undefined && Object.keys(row).join() === 'link_id,day,writer,version') {
-            overtaken = true;
+          if (overtake && row !== undefined && Object.keys(row).join() === 'link_id,day,writer,version') {
+            overtake = false;
             await solo.app.visitRecorder.compact();
           }
           return result;
         },
       };
       const store = new KyselyStatsStore({ ...solo.database, db: solo.database.reads.withPlugin(overtaking) }, 0);
-      const [day] = (await store.linkDays([created.body.id], '2026-11-15', '2026-11-15')).get(created.body.id)!;
-      assert.ok(overtaken);
-      assert.equal(
-        day!.quarters.reduce((n, count) => n + count, 0),
-        6,
-      );
+      const total = async () => {
+        const [day] = (await store.linkDays([created.body.id], '2026-11-15', '2026-11-15')).get(created.body.id)!;
+        return day!.quarters.reduce((n, count) => n + count, 0);
+      };
+      assert.equal(await total(), 6);
+      assert.equal(overtake, false);
+      // Another instance's row, read and kept; then the compacted row changes, and a compaction overtakes the next read, adding the kept row into it.
+      // (The other instance's start, on its own clock, takes this one for dead: it forgets its tallies and carries on as a new writer.)
+      const other = await Harness.start(kind, ENV, solo.database);
+      try {
+        const visitAt = async (on: Harness, iso: string, n: number) => {
+          on.clock.ms = Date.parse(iso);
+          await visit(on, created.body.slug, n);
+          await on.app.visitRecorder.flush();
+        };
+        await visitAt(other, '2026-11-15T11:10:00Z', 2);
+        assert.equal(await total(), 8);
+        // This instance's row of 11:00, left at its heartbeat of 12:05, goes into the compacted row; the other's stays, kept by the store.
+        await visitAt(solo, '2026-11-15T11:20:00Z', 1);
+        await visitAt(solo, '2026-11-15T12:05:00Z', 0);
+        await solo.app.visitRecorder.compact();
+        await visitAt(other, '2026-11-15T12:10:00Z', 1);
+        overtake = true;
+        assert.equal(await total(), 10);
+        assert.equal(overtake, false);
+      } finally {
+        await other.close({ keepDatabase: true });
+      }
     });
   });
 

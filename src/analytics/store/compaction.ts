@@ -18,16 +18,17 @@ const LINK_DAYS_PER_TRANSACTION = 50;
 const ROWS_PER_TRANSACTION = 100;
 
 /**
- * The rows the compaction may add into their days' one row: those of closed days, and those of writers
- * that no running instance lists, which will not write again (recording-store.ts, beat). An instance
- * from before that list (writer NULL) makes `not in` unknown for every row: the second kind waits
- * until it is gone.
+ * The rows the compaction may add into their days' one row: all those of closed days, and those of
+ * writers that no running instance lists, which will not write again (recording-store.ts, beat). An
+ * instance from before that list (writer NULL) makes `not in` unknown for every row: the second kind
+ * waits until it is gone. Each kind alone is a range of the partial index visit_tallies_open, which
+ * holds only rows not yet compacted (a literal, not a parameter, matches it); SQLite scanned the whole
+ * table for the two in one condition.
  */
-const finished = (closed: string) => (eb: ExpressionBuilder<DB, 'visit_tallies'>) =>
+const finished = (closed: string, open: boolean) => (eb: ExpressionBuilder<DB, 'visit_tallies'>) =>
   eb.and([
-    // A literal, not a parameter: it matches the partial index visit_tallies_open, which holds only rows not yet compacted.
     eb('writer', '<>', sql.lit(COMPACTED)),
-    eb.or([eb('day', '<', closed), eb('writer', 'not in', eb.selectFrom('recorder_instances').select('writer'))]),
+    open ? eb.and([eb('day', '>=', closed), eb('writer', 'not in', eb.selectFrom('recorder_instances').select('writer'))]) : eb('day', '<', closed),
   ]);
 
 /**
@@ -54,38 +55,48 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect, wait = false
       .executeTakeFirst();
     if (running?.at === null || running?.at === undefined) return 0;
     const closed = utcDay(Number(running.at) - CLOSING_MS);
-    const found = await tx
-      .selectFrom('visit_tallies')
-      .select((eb) => ['link_id', 'day', eb.fn.countAll<number | string>().as('rows')])
-      .where(finished(closed))
-      .groupBy(['day', 'link_id'])
-      .orderBy('day')
-      .orderBy('link_id')
-      .limit(LINK_DAYS_PER_TRANSACTION)
-      .execute();
+    // Closed days first, then the finished writers' rows of the others.
+    const ofClosedDays = await linkDaysOf(tx, finished(closed, false));
+    const open = ofClosedDays.length === 0;
+    const found = open ? await linkDaysOf(tx, finished(closed, true)) : ofClosedDays;
     if (found.length === 0) return 0;
     // The first link-day whatever its rows, then the next ones while ROWS_PER_TRANSACTION holds them.
-    const open = [found[0]!];
+    const taken = [found[0]!];
     let rows = Number(found[0]!.rows);
     for (const linkDay of found.slice(1)) {
       rows += Number(linkDay.rows);
       if (rows > ROWS_PER_TRANSACTION) break;
-      open.push(linkDay);
+      taken.push(linkDay);
     }
-    const compacted = await compactDays(tx, dialect, open, closed);
+    const compacted = await compactDays(tx, dialect, taken, finished(closed, open));
+    if (compacted.size === 0) return 0;
     const blocks = await LinkBlocks.around(tx, dialect, dayNumber(closed), compacted);
-    for (const { link_id, day } of open) {
-      for (let level = 1; level <= LEVELS; level++) {
-        const size = 2 ** level;
-        const start = dayNumber(day) - (dayNumber(day) % size);
-        // The block before too: one whose last days had no visits is built when a later day is compacted.
-        await blocks.get(link_id)!.sum(level, start - size);
-        await blocks.get(link_id)!.sum(level, start);
+    for (const [link_id, days] of compacted)
+      for (const day of days.keys()) {
+        for (let level = 1; level <= LEVELS; level++) {
+          const size = 2 ** level;
+          const start = dayNumber(day) - (dayNumber(day) % size);
+          // The block before too: one whose last days had no visits is built when a later day is compacted.
+          await blocks.get(link_id)!.sum(level, start - size);
+          await blocks.get(link_id)!.sum(level, start);
+        }
+        await letOthersRun(dialect);
       }
-      await letOthersRun(dialect);
-    }
-    return open.length;
+    return [...compacted.values()].reduce((n, days) => n + days.size, 0);
   });
+}
+
+/** The first link-days (by day and link) that hold rows `which` takes, and how many each. */
+function linkDaysOf(tx: Tx, which: ReturnType<typeof finished>) {
+  return tx
+    .selectFrom('visit_tallies')
+    .select((eb) => ['link_id', 'day', eb.fn.countAll<number | string>().as('rows')])
+    .where(which)
+    .groupBy(['day', 'link_id'])
+    .orderBy('day')
+    .orderBy('link_id')
+    .limit(LINK_DAYS_PER_TRANSACTION)
+    .execute();
 }
 
 const keyOf = (linkId: string, day: string) => `${linkId}\t${day}`;
@@ -111,7 +122,7 @@ async function compactDays(
   tx: Tx,
   dialect: Dialect,
   linkDays: { link_id: string; day: string }[],
-  closed: string,
+  which: ReturnType<typeof finished>,
 ): Promise<Map<string, Map<string, FlatCounts[]>>> {
   const each =
     <T>(list: T[], where: (eb: ExpressionBuilder<DB, 'visit_tallies' | 'visit_sums'>, item: T) => Expression<SqlBool>) =>
@@ -121,7 +132,7 @@ async function compactDays(
   // The writers' rows are added up as the delete hands them back: a row another instance commits meanwhile stays, for next time.
   const columns = ['link_id', 'day', 'writer', 'version', 'counts', 'visitors'] as const;
   const read = [
-    ...(await tx.deleteFrom('visit_tallies').where(finished(closed)).where(ofLinkDays).returning(columns).execute()),
+    ...(await tx.deleteFrom('visit_tallies').where(which).where(ofLinkDays).returning(columns).execute()),
     ...(await tx.selectFrom('visit_tallies').select(columns).where('writer', '=', COMPACTED).where(ofLinkDays).execute()),
   ];
   const rowsOf = new Map<string, typeof read>();
@@ -130,7 +141,9 @@ async function compactDays(
   const summaries = [];
   const out = new Map<string, Map<string, FlatCounts[]>>();
   for (const { link_id, day } of linkDays) {
-    const rows = rowsOf.get(keyOf(link_id, day))!;
+    // Nothing left to add up (another instance compacted it meanwhile, or started and listed a NULL writer).
+    const rows = rowsOf.get(keyOf(link_id, day));
+    if (rows === undefined) continue;
     const version = 1 + Math.max(0, ...rows.filter((row) => row.writer === COMPACTED).map((row) => Number(row.version)));
     const { counts, visitors, summary } = new DayTotals(day, rows).compacted();
     tallies.push({ link_id, day, writer: COMPACTED, version, counts, visitors });
@@ -139,6 +152,7 @@ async function compactDays(
     out.get(link_id)!.set(day, parseBreakdowns(counts));
     await letOthersRun(dialect);
   }
+  if (tallies.length === 0) return out;
   await tx
     .insertInto('visit_tallies')
     .values(tallies)

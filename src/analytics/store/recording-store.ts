@@ -81,7 +81,7 @@ export class KyselyRecordingStore implements RecordingStore {
     const [first, rest] = splitByDemand(batch.visits, early);
     const recorded = await this.db.transaction().execute(async (tx) => {
       // Its row is written first, so that a reaping waits for this flush and then finds it alive.
-      await this.checkIn(tx, batch.instanceId, batch.now);
+      await this.checkIn(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
       const touchedFirst = await this.writeTallies(tx, first);
       for (const day of days.keys()) await lockDay(tx, day);
       await lockMonthRows(tx, this.dialect, days);
@@ -93,10 +93,8 @@ export class KyselyRecordingStore implements RecordingStore {
       const touched = touchedFirst.concat(await this.writeTallies(tx, recorded));
       await this.addLinkVisits(tx, touched);
       await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
-      await beat(tx, batch.instanceId, batch.startedAt, batch.now, batch.now, this.tallies.writer);
       return [...first, ...recorded];
     });
-    this.joined = true;
     return recorded;
   }
 
@@ -203,21 +201,34 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   async beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
-    await this.checkIn(this.db, instanceId, now);
-    await beat(this.db, instanceId, startedAt, now, flushedTo, this.tallies.writer);
-    this.joined = true;
+    await this.checkIn(this.db, instanceId, startedAt, now, flushedTo);
   }
 
   /**
-   * The instance's heartbeat, before anything else it writes. If its row is missing, it was taken for
-   * dead and reaped: its writer's rows may have been compacted since, and must not be written whole
-   * again, so it forgets its tallies. Then the tallies' hourly trim (Tallies.trim), which a heartbeat
-   * does too, so that an idle writer's rows are not kept from the compaction for the rest of the day.
+   * The instance's row, before anything else it writes, in one statement: its heartbeat, its writer
+   * after the hourly trim (Tallies.trim; a heartbeat trims too, so that an idle writer's rows are not
+   * kept from the compaction for the rest of the day), and with `flushedTo` the time before which all
+   * its visits are in. The compaction leaves the rows of listed writers alone. If the row is missing,
+   * the instance was taken for dead and reaped: its writer's rows may have been compacted since, and
+   * must not be written whole again, so it forgets its tallies, and its row starts anew. Each
+   * instance's beats and flushes run one at a time (recorder.ts): the writer it lists only moves on.
    */
-  private async checkIn(db: Kysely<DB>, instanceId: string, now: number): Promise<void> {
-    const alive = await db.updateTable('recorder_instances').set({ beat_at: now }).where('id', '=', instanceId).returning('id').executeTakeFirst();
-    if (this.joined && alive === undefined) this.tallies.forget();
+  private async checkIn(db: Kysely<DB>, instanceId: string, startedAt: number, now: number, flushedTo: number | undefined): Promise<void> {
     this.tallies.trim(now);
+    const alive = await db
+      .updateTable('recorder_instances')
+      .set({ beat_at: now, writer: this.tallies.writer, ...(flushedTo === undefined ? {} : { flushed_to: flushedTo }) })
+      .where('id', '=', instanceId)
+      .returning('id')
+      .executeTakeFirst();
+    if (alive === undefined) {
+      if (this.joined) this.tallies.forget();
+      await db
+        .insertInto('recorder_instances')
+        .values({ id: instanceId, started_at: startedAt, beat_at: now, flushed_to: flushedTo ?? now, writer: this.tallies.writer })
+        .execute();
+    }
+    this.joined = true;
   }
 
   reapSilent(staleBefore: number, now: number, self: string): Promise<number> {
@@ -231,18 +242,4 @@ export class KyselyRecordingStore implements RecordingStore {
   async leave(instanceId: string): Promise<void> {
     await this.db.deleteFrom('recorder_instances').where('id', '=', instanceId).execute();
   }
-}
-
-/**
- * The instance's row: its heartbeat, its writer (the compaction leaves the rows of running instances'
- * writers alone), and with `flushedTo` the time before which all its visits are in. A new row (the
- * first beat, or one after being reaped) starts from its first beat. Each instance's beats and flushes
- * run one at a time (recorder.ts), so the writer it lists only ever moves on to a new one.
- */
-async function beat(db: Kysely<DB>, id: string, startedAt: number, now: number, flushedTo: number | undefined, writer: string): Promise<void> {
-  await db
-    .insertInto('recorder_instances')
-    .values({ id, started_at: startedAt, beat_at: now, flushed_to: flushedTo ?? now, writer })
-    .onConflict((oc) => oc.columns(['id']).doUpdateSet(flushedTo === undefined ? { beat_at: now, writer } : { beat_at: now, flushed_to: flushedTo, writer }))
-    .execute();
 }

@@ -61,7 +61,7 @@ export class KyselyStatsStore implements StatsStore {
         for (const day of read) days.get(day.linkId)!.push(day);
         return days;
       }
-      // Compactions kept committing between the two queries: unheard of, but not to be waited for without end.
+      // Compactions committed between the two queries five times running: an answer of 503, not a wait without end.
       if (attempt === 5) throw new Error('the rows of the days kept changing while they were read');
     }
   }
@@ -195,7 +195,7 @@ export class KyselyStatsStore implements StatsStore {
     return { days: [...days, ...read].sort((x, y) => compare(x.day, y.day)), blocks: blockCounts };
   }
 
-  /** Closed days' summaries (with their breakdowns where `counts`); undefined if a version is not the one listed. */
+  /** Compacted days' summaries (with their breakdowns where `counts`); undefined if a version is not the one listed. */
   private async summaries(linkId: string, wanted: { day: string; version: number; counts: boolean }[]): Promise<DaySummary[] | undefined> {
     const key = (day: string, counts: boolean) => `${counts ? 'C' : 'S'}\t${linkId}\t${day}`;
     const out: DaySummary[] = [];
