@@ -393,6 +393,44 @@ eachDatabase('compaction', (kind) => {
     });
   });
 
+  test("a link-day whose rows an instance listing no writer holds back between the compaction's queries is left as it is", async (t) => {
+    // On SQLite the compaction's transaction holds the only writer: no instance starts between its queries.
+    if (kind !== 'postgres') return t.skip('SQLite: nothing writes between the queries of a transaction');
+    await alone('Held', async (solo, key, created) => {
+      for (const hour of ['08', '09', '10']) {
+        solo.clock.ms = Date.parse(`2026-11-15T${hour}:05:00Z`);
+        await visit(solo, created.body.slug, 1);
+        await solo.app.visitRecorder.flush();
+        // The hour of 8 goes into the compacted row; the hour of 9 is left for the compaction below.
+        if (hour === '09') await solo.app.visitRecorder.compact();
+      }
+      const rows = async () =>
+        (await solo.database.db.selectFrom('visit_tallies').select(['writer', 'version']).where('link_id', '=', created.body.id).execute())
+          .map((r) => (r.writer === COMPACTED ? `*${r.version}` : 'writer'))
+          .sort();
+      assert.deepEqual(await rows(), ['*1', 'writer', 'writer']);
+      // The link-days found, an instance from before writers were listed starts on another connection.
+      const old = crypto.randomUUID();
+      const starting: KyselyPlugin = {
+        transformQuery: ({ node }) => node,
+        transformResult: async ({ result }) => {
+          const row = result.rows[0];
+          if (row !== undefined && Object.keys(row).join() === 'link_id,day,rows') {
+            const now = solo.clock.ms;
+            await solo.database.db.insertInto('recorder_instances').values({ id: old, started_at: now, beat_at: now, flushed_to: now }).execute();
+          }
+          return result;
+        },
+      };
+      assert.equal(await new KyselyRecordingStore({ ...solo.database, db: solo.database.db.withPlugin(starting) }).compact(true), 0);
+      assert.deepEqual(await rows(), ['*1', 'writer', 'writer']);
+      await solo.database.db.deleteFrom('recorder_instances').where('id', '=', old).execute();
+      await solo.app.visitRecorder.compact();
+      assert.deepEqual(await rows(), ['*2', 'writer']);
+      assert.equal((await stats(solo, created.body.id, key, '?days=1')).total, 3);
+    });
+  });
+
   test('an instance taken for dead while idle forgets its tallies at its next heartbeat, so rows added up meanwhile are not counted twice', async () => {
     await alone('Idle', async (solo, key, created) => {
       await visit(solo, created.body.slug, 2);

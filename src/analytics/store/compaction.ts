@@ -19,7 +19,7 @@ const ROWS_PER_TRANSACTION = 100;
 
 /**
  * The rows the compaction may add into their days' one row: all those of closed days, and those of
- * writers that no running instance lists, which will not write again (recording-store.ts, beat). An
+ * writers that no running instance lists, which will not write again (recording-store.ts, checkIn). An
  * instance from before that list (writer NULL) makes `not in` unknown for every row: the second kind
  * waits until it is gone. Each kind alone is a range of the partial index visit_tallies_open, which
  * holds only rows not yet compacted (a literal, not a parameter, matches it); SQLite scanned the whole
@@ -131,19 +131,18 @@ async function compactDays(
   const ofLinkDays = each(linkDays, (eb, { link_id, day }) => eb.and([eb('link_id', '=', link_id), eb('day', '=', day)]));
   // The writers' rows are added up as the delete hands them back: a row another instance commits meanwhile stays, for next time.
   const columns = ['link_id', 'day', 'writer', 'version', 'counts', 'visitors'] as const;
-  const read = [
-    ...(await tx.deleteFrom('visit_tallies').where(which).where(ofLinkDays).returning(columns).execute()),
-    ...(await tx.selectFrom('visit_tallies').select(columns).where('writer', '=', COMPACTED).where(ofLinkDays).execute()),
-  ];
+  const deleted = await tx.deleteFrom('visit_tallies').where(which).where(ofLinkDays).returning(columns).execute();
+  const read = [...deleted, ...(await tx.selectFrom('visit_tallies').select(columns).where('writer', '=', COMPACTED).where(ofLinkDays).execute())];
+  // A link-day none of whose rows the delete took (an instance listing no writer started meanwhile) is left as it is.
+  const taken = new Set(deleted.map((row) => keyOf(row.link_id, row.day)));
   const rowsOf = new Map<string, typeof read>();
   for (const row of read) rowsOf.set(keyOf(row.link_id, row.day), [...(rowsOf.get(keyOf(row.link_id, row.day)) ?? []), row]);
   const tallies = [];
   const summaries = [];
   const out = new Map<string, Map<string, FlatCounts[]>>();
   for (const { link_id, day } of linkDays) {
-    // Nothing left to add up (another instance compacted it meanwhile, or started and listed a NULL writer).
-    const rows = rowsOf.get(keyOf(link_id, day));
-    if (rows === undefined) continue;
+    if (!taken.has(keyOf(link_id, day))) continue;
+    const rows = rowsOf.get(keyOf(link_id, day))!;
     const version = 1 + Math.max(0, ...rows.filter((row) => row.writer === COMPACTED).map((row) => Number(row.version)));
     const { counts, visitors, summary } = new DayTotals(day, rows).compacted();
     tallies.push({ link_id, day, writer: COMPACTED, version, counts, visitors });
@@ -170,8 +169,10 @@ async function compactDays(
     )
     .execute();
   // Blocks over the days added them up without these rows (a day compacted again, or empty when they were built).
-  const over = linkDays.flatMap(({ link_id, day }) =>
-    Array.from({ length: LEVELS }, (_, i) => ({ link_id, level: i + 1, start: dayOfNumber(dayNumber(day) - (dayNumber(day) % 2 ** (i + 1))) })),
+  const over = [...out].flatMap(([link_id, days]) =>
+    [...days.keys()].flatMap((day) =>
+      Array.from({ length: LEVELS }, (_, i) => ({ link_id, level: i + 1, start: dayOfNumber(dayNumber(day) - (dayNumber(day) % 2 ** (i + 1))) })),
+    ),
   );
   await tx
     .updateTable('visit_sums')
