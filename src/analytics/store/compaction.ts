@@ -21,9 +21,9 @@ const ROWS_PER_TRANSACTION = 100;
  * The rows the compaction may add into their days' one row: all those of closed days, and those of
  * writers that no running instance lists, which will not write again (recording-store.ts, checkIn). An
  * instance from before that list (writer NULL) makes `not in` unknown for every row: the second kind
- * waits until it is gone. Each kind alone is a range of the partial index visit_tallies_open, which
- * holds only rows not yet compacted (a literal, not a parameter, matches it); SQLite scanned the whole
- * table for the two in one condition.
+ * waits until it is gone. Each kind is asked for alone, as a range of the partial index
+ * visit_tallies_open, which holds only rows not yet compacted (a literal, not a parameter, matches
+ * it): for the two in one condition, SQLite scans the whole table.
  */
 const finished = (closed: string, open: boolean) => (eb: ExpressionBuilder<DB, 'visit_tallies'>) =>
   eb.and([
