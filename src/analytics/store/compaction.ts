@@ -99,7 +99,8 @@ function linkDaysOf(tx: Tx, which: ReturnType<typeof finished>) {
     .execute();
 }
 
-const keyOf = (linkId: string, day: string) => `${linkId}\t${day}`;
+/** A link-day's key in maps and sets, `link\tday` (the stats store keys its days so too). */
+export const keyOf = (linkId: string, day: string) => `${linkId}\t${day}`;
 
 /** The blocks (levels 1 to LEVELS) of these links that start in [from, to] and hold their counts: keys and versions. */
 export function storedBlocks(db: Kysely<DB>, linkIds: readonly string[], from: string, to: string) {

@@ -4,7 +4,7 @@ import type { Database } from '../../platform/database/database.js';
 import type { Block, Gap, GapReason, LinkDayVisitors, LinkWindow, StatsStore, TaggedLink } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import { holdsTag } from '../../links/link-tags.js';
-import { storedBlocks } from './compaction.js';
+import { keyOf, storedBlocks } from './compaction.js';
 import { compare, COMPACTED, DaySummary, dayNumber, dayOfNumber, DayTotals, LEVELS, parseBreakdowns } from '../counts.js';
 
 const toGap = (r: { link_id: string | null; from_ms: number; to_ms: number; reason: string }): Gap => ({
@@ -23,7 +23,7 @@ type KeptRow = { version: number; counts: string; visitors: Uint8Array; bytes: n
 function stampsOf(rows: readonly RowKey[]): Map<string, string> {
   const stamps = new Map<string, string>();
   for (const row of rows) {
-    const key = `${row.link_id}\t${row.day}`;
+    const key = keyOf(row.link_id, row.day);
     stamps.set(key, `${stamps.get(key) ?? key} ${row.writer}:${row.version}`);
   }
   return stamps;
@@ -94,7 +94,7 @@ export class KyselyStatsStore implements StatsStore {
       const kept = this.kept.get(key);
       if (kept instanceof DayTotals && kept.stamp === stamp) found.set(key, kept);
     }
-    const stale = keys.filter((row) => !found.has(`${row.link_id}\t${row.day}`));
+    const stale = keys.filter((row) => !found.has(keyOf(row.link_id, row.day)));
     const rowKey = (row: RowKey) => `R\t${row.link_id}\t${row.day}\t${row.writer}`;
     // The rows the days are added up from, held here: the cache may let go of them meanwhile.
     const rows = new Map<string, KeptRow>();
@@ -114,20 +114,24 @@ export class KyselyStatsStore implements StatsStore {
         .where('writer', 'in', [...new Set(unread.map((row) => row.writer))])
         .execute();
       // A compacted row beside others (today's, beside the rows of the hour) is kept; one that holds its day alone is kept as the day.
-      const beside = new Set(stale.filter((row) => row.writer !== COMPACTED).map((row) => `${row.link_id}\t${row.day}`));
+      const beside = new Set(stale.filter((row) => row.writer !== COMPACTED).map((row) => keyOf(row.link_id, row.day)));
       for (const row of read) {
         if (!wanted.has(rowKey(row))) continue;
         const kept = { version: row.version, counts: row.counts, visitors: row.visitors, bytes: 2 * row.counts.length + row.visitors.length };
         rows.set(rowKey(row), kept);
-        if (row.writer !== COMPACTED || beside.has(`${row.link_id}\t${row.day}`)) this.kept.set(rowKey(row), kept);
+        if (row.writer !== COMPACTED || beside.has(keyOf(row.link_id, row.day))) this.kept.set(rowKey(row), kept);
       }
-      // A writer's row at a later version holds what it held and more; a compaction changes what the keys say.
-      if (unread.some((row) => rows.get(rowKey(row))?.version !== row.version && (row.writer === COMPACTED || !rows.has(rowKey(row))))) return undefined;
+      // A writer's row at a later version holds what it held and more; a row gone, or a compacted row at another version, is a compaction's doing.
+      const changed = (row: RowKey) => {
+        const got = rows.get(rowKey(row));
+        return got === undefined || (row.writer === COMPACTED && got.version !== row.version);
+      };
+      if (unread.some(changed)) return undefined;
     }
     for (let i = 0, j = 0; i < stale.length; i = j) {
       while (j < stale.length && stale[j]!.link_id === stale[i]!.link_id && stale[j]!.day === stale[i]!.day) j++;
       const { link_id, day } = stale[i]!;
-      const key = `${link_id}\t${day}`;
+      const key = keyOf(link_id, day);
       const totals = new DayTotals(
         day,
         stale.slice(i, j).flatMap((row) => rows.get(rowKey(row)) ?? []),
