@@ -6,7 +6,8 @@
  * referrers, 20 browsers and the other dimensions, and four full unique-visitor sketches, and today a
  * row per hour so far (a writer's rows hold at most an hour), each with four full sketches (the
  * service's clock is set to 18:00 UTC: eighteen such rows and a nineteenth begun); then the service's own
- * compaction compacts the closed days, as it would have done each day (its time is printed). The
+ * compaction compacts the closed days and today's eighteen rows of hours gone by, as it would have
+ * done each day and hour (its time is printed), and the row of the hour goes in after it. The
  * server keeps what it read and reads again only the rows that changed: repeated reads of one link,
  * and first reads of each of BENCH_FIRST_READS other links with the same counts, and repeated reads
  * while the row of the hour changes every 20 ms (as flushes that count the link's visits change it). The client runs on a
@@ -60,7 +61,7 @@ async function seed(database: Database, linkIds: string[], now: number): Promise
   const perDay = Math.floor(VISITS / DAYS);
   type Row = { day: string; writer: string; version: number; counts: string; visitors: Uint8Array };
   const rows: Row[] = [];
-  const ofTheHour: Row[] = [];
+  let ofTheHour: Row | undefined;
   for (let d = 0; d < DAYS; d++) {
     const visits = d === 0 ? VISITS - perDay * (DAYS - 1) : perDay;
     const day = utcDay(now - d * DAY_MS);
@@ -99,7 +100,9 @@ async function seed(database: Database, linkIds: string[], now: number): Promise
           return [dimension, part];
         }),
       );
-      (hour < hours - 1 ? rows : ofTheHour).push({ day, writer: `bench-0-${hour}`, version: 1, counts: JSON.stringify(ofHour), visitors: sketches() });
+      const row = { day, writer: `bench-0-${hour}`, version: 1, counts: JSON.stringify(ofHour), visitors: sketches() };
+      if (hour < hours - 1) rows.push(row);
+      else ofTheHour = row;
     }
   }
   for (const linkId of linkIds) {
@@ -117,14 +120,14 @@ async function seed(database: Database, linkIds: string[], now: number): Promise
     .values([gap(now - 10 * DAY_MS), gap(now - 40 * DAY_MS)])
     .execute();
   return async () => {
-    const [row] = ofTheHour;
+    const row = ofTheHour!;
     await database.db
       .insertInto('recorder_instances')
-      .values({ id: crypto.randomUUID(), started_at: now, beat_at: now, flushed_to: now, writer: row!.writer })
+      .values({ id: crypto.randomUUID(), started_at: now, beat_at: now, flushed_to: now, writer: row.writer })
       .execute();
     await database.db
       .insertInto('visit_tallies')
-      .values(linkIds.map((linkId) => ({ ...row!, link_id: linkId })))
+      .values(linkIds.map((linkId) => ({ ...row, link_id: linkId })))
       .execute();
   };
 }
