@@ -7,7 +7,7 @@ import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { stats, UA, visit } from '../helpers/analytics.js';
+import { instanceRow, stats, UA, visit } from '../helpers/analytics.js';
 
 /**
  * The compaction (src/analytics/store/compaction.ts): a closed day becomes one row with a summary, and
@@ -316,10 +316,7 @@ eachDatabase('compaction', (kind) => {
       assert.deepEqual(await read(), before);
       // An instance from before writers were listed (its writer NULL) holds the adding up of open days back until it is gone.
       const old = crypto.randomUUID();
-      await solo.database.db
-        .insertInto('recorder_instances')
-        .values({ id: old, started_at: solo.clock.ms, beat_at: solo.clock.ms, flushed_to: solo.clock.ms })
-        .execute();
+      await instanceRow(solo.database, old, solo.clock.ms);
       await visitAt('2026-11-15T11:10:00Z', 1, '198.51.100.4');
       await solo.app.visitRecorder.compact();
       assert.deepEqual((await todayRows()).sort(), [COMPACTED, 'writer', 'writer']);
@@ -416,8 +413,7 @@ eachDatabase('compaction', (kind) => {
         transformResult: async ({ result }) => {
           const row = result.rows[0];
           if (row !== undefined && Object.keys(row).join() === 'link_id,day,rows') {
-            const now = solo.clock.ms;
-            await solo.database.db.insertInto('recorder_instances').values({ id: old, started_at: now, beat_at: now, flushed_to: now }).execute();
+            await instanceRow(solo.database, old, solo.clock.ms);
           }
           return result;
         },
@@ -436,11 +432,7 @@ eachDatabase('compaction', (kind) => {
       await visit(solo, created.body.slug, 2);
       await solo.app.visitRecorder.flush();
       // Reaped by another instance: its writer is listed no more, and its rows are added into the day's row.
-      const now = solo.clock.ms;
-      await solo.database.db
-        .insertInto('recorder_instances')
-        .values({ id: crypto.randomUUID(), started_at: now, beat_at: now, flushed_to: now, writer: crypto.randomUUID() })
-        .execute();
+      await instanceRow(solo.database, crypto.randomUUID(), solo.clock.ms, crypto.randomUUID());
       await solo.database.db.deleteFrom('recorder_instances').where('id', '=', solo.app.visitRecorder.instanceId).execute();
       await solo.app.visitRecorder.compact();
       const writers = await solo.database.db.selectFrom('visit_tallies').select('writer').where('link_id', '=', created.body.id).execute();

@@ -8,7 +8,7 @@ import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.
 import type { Visit } from '../../src/analytics/ports.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { linkWithKey, stats, storedCounts, visit } from '../helpers/analytics.js';
+import { instanceRow, linkWithKey, stats, storedCounts, visit } from '../helpers/analytics.js';
 import { until } from '../helpers/load.js';
 
 const DAY = 86_400_000;
@@ -243,7 +243,7 @@ eachDatabase('reaping dead instances', (kind) => {
     try {
       // Alive when this recorder starts (its first step reaps at once) and silent from then on: it dies
       // three heartbeat intervals later, while visits keep arriving.
-      await db.db.insertInto('recorder_instances').values({ id: dead, started_at: clock, beat_at: clock, flushed_to: clock }).execute();
+      await instanceRow(db, dead, clock);
       recorder.start();
       const arriving = setInterval(() => {
         recorder.record({ link: { id: 'a-link', accountId: null }, time: clock, source: 's', agent: person, country: 'DE', referrer: 'direct', visitor: 7 });

@@ -53,3 +53,8 @@ export async function storedCounts(database: Database, linkId: string, fromDay =
     ...DIMENSIONS.flatMap((dimension, d) => flatRows(day.counts[d]!).map(([value, ...n]) => ({ day: day.day, dimension, value, n }))),
   ]);
 }
+
+/** Another instance's row, heard from at `now` and listing `writer`: none (null) for an instance from before writers were listed. */
+export async function instanceRow(database: Database, id: string, now: number, writer: string | null = null): Promise<void> {
+  await database.db.insertInto('recorder_instances').values({ id, started_at: now, beat_at: now, flushed_to: now, writer }).execute();
+}
