@@ -62,9 +62,32 @@ export interface FlushBatch {
   limits: RecordingLimits;
 }
 
+/**
+ * A flush whose COMMIT went unanswered (the connection dropped): it may have taken or not. Its
+ * visits wait for `RecordingStore.settle`, written neither again nor lost before it tells.
+ */
+export class FlushUnanswered extends Error {
+  constructor(
+    /** The visits the flush recorded if it took. */
+    readonly recorded: Visit[],
+    cause: unknown,
+  ) {
+    super('a flush went unanswered at its commit', { cause });
+  }
+}
+
 export interface RecordingStore {
-  /** One transaction: allowances and ceilings, counts, links' visits, visitors, gaps, heartbeat. Returns the visits recorded. */
+  /**
+   * One transaction: allowances and ceilings, counts, links' visits, visitors, gaps, heartbeat. Returns
+   * the visits recorded; rejects with FlushUnanswered when its outcome is unknown.
+   */
   flush(batch: FlushBatch): Promise<Visit[]>;
+  /**
+   * After a FlushUnanswered, before anything else is written: whether that flush took, as the database
+   * tells. An instance reaped meanwhile counts as taken: its visits are counted or in the reaper's gap.
+   * Rejects while the database cannot tell.
+   */
+  settle(instanceId: string): Promise<boolean>;
   /** A heartbeat; `flushedTo` when every visit before it is recorded, else it stays where it was. */
   beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void>;
   /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap (visit-gaps.ts). */

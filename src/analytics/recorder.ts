@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Clock } from '../platform/time.js';
 import { addShortfall } from './counts.js';
-import type { RecordingLimits, RecordingStore, Shortfall, Visit } from './ports.js';
+import { FlushUnanswered, type RecordingLimits, type RecordingStore, type Shortfall, type Visit } from './ports.js';
 
 /**
  * The longest from a busy instance's flush to the start of the next, however long it took: a visit waits
@@ -26,6 +26,9 @@ export function nextFlushIn(started: number, ended: number, visits: number, inte
   const spacing = visits >= SPACED_FROM_VISITS ? Math.min(BUSY_SPACING * took, MAX_CYCLE_MS - took) : Math.min(intervalMs, took);
   return Math.max(0, Math.max(started + intervalMs, ended + spacing) - ended);
 }
+
+/** The visits a list of shortfalls holds. */
+const countOf = (shortfalls: Shortfall[]) => shortfalls.reduce((n, s) => n + s.count, 0);
 
 export interface RecorderOptions {
   store: RecordingStore;
@@ -58,7 +61,8 @@ export interface RecordingActivity {
  * after it started: flushing takes at most about a tenth of the process's time while it can, and each
  * flush writes more visits per tally (its cost follows the tallies it writes more than its visits), while
  * the stats stay within seconds of the visits. After a smaller but long one (a slow database), no sooner
- * than its length, at most an interval. A failed flush keeps its visits for the next one.
+ * than its length, at most an interval. A failed flush keeps its visits for the next one; a flush whose
+ * COMMIT went unanswered keeps them apart until the store tells whether it took, before anything else.
  */
 export class VisitRecorder {
   readonly instanceId = crypto.randomUUID();
@@ -66,6 +70,8 @@ export class VisitRecorder {
   /** Bot visits waiting: they are held only up to what the bot ceiling could record anyway. */
   private pendingBots = 0;
   private inFlight = 0;
+  /** The batch of a flush unanswered at its commit (FlushUnanswered), until settled. */
+  private unanswered: { visits: Visit[]; dropped: Shortfall[]; recorded: number } | undefined;
   private dropped = new Map<string, Shortfall>();
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -80,7 +86,7 @@ export class VisitRecorder {
   record(visit: Visit): void {
     if (visit.agent.bot && this.pendingBots >= this.o.limits.trackingDailyBotLimit)
       return addShortfall(this.dropped, { linkId: visit.link.id, reason: 'bot_ceiling_reached', count: 1, from: visit.time, to: visit.time });
-    if (this.pending.length + this.inFlight >= this.o.bufferMaxVisits)
+    if (this.pending.length + this.inFlight + (this.unanswered?.visits.length ?? 0) >= this.o.bufferMaxVisits)
       return addShortfall(this.dropped, { linkId: visit.link.id, reason: 'recording_unavailable', count: 1, from: visit.time, to: visit.time });
     this.pending.push(visit);
     if (visit.agent.bot) this.pendingBots++;
@@ -145,6 +151,7 @@ export class VisitRecorder {
 
   /** One flush transaction; on failure its visits wait, ahead of newer ones, for the next. Returns success. */
   private async flushOnce(): Promise<boolean> {
+    if (this.unanswered !== undefined && !(await this.settle())) return false;
     const now = this.o.now();
     this.lastFlushVisits = this.pending.length;
     if (this.pending.length === 0 && this.dropped.size === 0) {
@@ -160,19 +167,40 @@ export class VisitRecorder {
     const started = performance.now();
     try {
       const recorded = await this.o.store.flush({ instanceId: this.instanceId, startedAt: this.startedAt, now, visits, dropped, limits: this.o.limits });
-      const lost = dropped.reduce((n, s) => n + s.count, 0);
-      this.report(started, true, recorded.length, visits.length - recorded.length, lost);
+      this.report(started, true, recorded.length, visits.length - recorded.length, countOf(dropped));
       return true;
     } catch (error) {
-      this.pending = visits.concat(this.pending);
-      this.pendingBots = this.pending.filter((v) => v.agent.bot).length;
-      for (const s of dropped) addShortfall(this.dropped, s);
+      if (error instanceof FlushUnanswered) this.unanswered = { visits, dropped, recorded: error.recorded.length };
+      else this.putBack(visits, dropped);
       this.report(started, false, 0, 0, 0);
       this.o.onError(error);
       return false;
     } finally {
       this.inFlight = 0;
     }
+  }
+
+  /** Asks whether the unanswered flush took: if so its visits are done, if not they wait again. Returns whether the store could tell. */
+  private async settle(): Promise<boolean> {
+    const { visits, dropped, recorded } = this.unanswered!;
+    const started = performance.now();
+    try {
+      const took = await this.o.store.settle(this.instanceId);
+      if (took) this.report(started, true, recorded, visits.length - recorded, countOf(dropped));
+      else this.putBack(visits, dropped);
+      this.unanswered = undefined;
+      return true;
+    } catch (error) {
+      this.o.onError(error);
+      return false;
+    }
+  }
+
+  /** A failed flush's visits and shortfalls wait, ahead of newer ones, for the next. */
+  private putBack(visits: Visit[], dropped: Shortfall[]): void {
+    this.pending = visits.concat(this.pending);
+    this.pendingBots = this.pending.filter((v) => v.agent.bot).length;
+    for (const s of dropped) addShortfall(this.dropped, s);
   }
 
   private report(started: number, ok: boolean, recorded: number, refused: number, dropped: number): void {

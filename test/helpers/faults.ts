@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -122,6 +123,74 @@ export class PostgresCutter {
 
   async end(): Promise<void> {
     await this.admin.end();
+  }
+}
+
+/** A transaction's COMMIT as the pg driver sends it: a simple Query message ('Q', its length, the text). */
+const COMMIT_MESSAGE = Buffer.concat([Buffer.from('Q'), Buffer.from([0, 0, 0, 11]), Buffer.from('commit\0')]);
+
+/**
+ * A TCP relay in front of PostgreSQL that, once armed, cuts the next connection that sends a COMMIT:
+ * `after` the server answered it (the transaction took, the client never hears so), or `before` it
+ * reaches the server (it did not). The two ways a connection can drop at a commit.
+ */
+export class CommitCutter {
+  private armed: 'before' | 'after' | undefined;
+  /** Connections cut so far. */
+  cuts = 0;
+  private readonly sockets = new Set<net.Socket>();
+
+  private constructor(private readonly server: net.Server) {}
+
+  static async start(databaseUrl: string): Promise<{ cutter: CommitCutter; url: string }> {
+    const target = new URL(databaseUrl);
+    const server = net.createServer();
+    const cutter = new CommitCutter(server);
+    server.on('connection', (client) => cutter.relay(client, target));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = new URL(databaseUrl);
+    url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    return { cutter, url: url.toString() };
+  }
+
+  arm(when: 'before' | 'after'): void {
+    this.armed = when;
+  }
+
+  private relay(client: net.Socket, target: URL): void {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    let cutting = false;
+    const cut = () => {
+      this.cuts++;
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        this.sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (this.armed !== undefined && chunk.includes(COMMIT_MESSAGE)) {
+        const when = this.armed;
+        this.armed = undefined;
+        if (when === 'before') return cut();
+        cutting = true;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => (cutting ? cut() : client.write(chunk)));
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    this.server.close();
+    await once(this.server, 'close');
   }
 }
 

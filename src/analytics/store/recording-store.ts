@@ -3,7 +3,7 @@ import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../../platform/database/database.js';
 import { letOthersRun, lockInOrder, raiseColumn } from '../../platform/database/additive.js';
 import { addDemand, choose, grantsAll, inLockOrder, splitByDemand, Tallies, TRIAL_GROUP, type DayDemand, type DayGrant, type Tally } from '../counts.js';
-import type { FlushBatch, GapReason, RecordingLimits, RecordingStore, Visit } from '../ports.js';
+import { FlushUnanswered, type FlushBatch, type GapReason, type RecordingLimits, type RecordingStore, type Visit } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import { compactSome } from './compaction.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
@@ -38,8 +38,12 @@ export class KyselyRecordingStore implements RecordingStore {
   private readonly tallies = new Tallies();
   /** The statements that write n tallies' rows, by n (upsertOf). */
   private readonly upserts = new Map<number, string>();
-  /** Whether the instance's row was written once: missing after that, the instance was reaped. */
+  /** Whether the instance's row is known written: missing after that, the instance was reaped. */
   private joined = false;
+  /** The number of the last flush begun; its row holds the last one committed (settle). */
+  private flushes = 0;
+  /** The flush whose COMMIT went unanswered, until settled. */
+  private unanswered: number | undefined;
 
   constructor(database: Database) {
     this.db = database.db;
@@ -64,6 +68,7 @@ export class KyselyRecordingStore implements RecordingStore {
     try {
       return await this.transaction(batch, days, await demandsWithRoom(this.db, this.dialect, days, batch.limits));
     } catch (error) {
+      if (error instanceof FlushUnanswered) throw error;
       // The tallies now hold visits their rows may not: from here on they are written as a new writer's.
       this.tallies.forget();
       if (!(error instanceof RoomTaken)) throw error;
@@ -71,31 +76,55 @@ export class KyselyRecordingStore implements RecordingStore {
     try {
       return await this.transaction(batch, days, new Set());
     } catch (error) {
-      this.tallies.forget();
+      if (!(error instanceof FlushUnanswered)) this.tallies.forget();
       throw error;
     }
+  }
+
+  /**
+   * Whether the unanswered flush took: its number in the instance's row says so. If it did, the tallies
+   * hold what its rows hold; if not, they are forgotten, as after any failed flush.
+   */
+  async settle(instanceId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('recorder_instances').select('last_flush').where('id', '=', instanceId).executeTakeFirst();
+    // No row: reaped since (if it was written before), or never written (the flush inserting it did not take).
+    const took = row === undefined ? this.joined : Number(row.last_flush) === this.unanswered;
+    this.unanswered = undefined;
+    if (took && row !== undefined) this.joined = true;
+    else this.tallies.forget();
+    return took;
   }
 
   /** The flush's transaction; the tallies of the visits of the demands `early` are written before the grants, which must then grant those all. */
   private async transaction(batch: FlushBatch, days: Map<string, DayDemand>, early: Set<string>): Promise<Visit[]> {
     const [first, rest] = splitByDemand(batch.visits, early);
-    const recorded = await this.db.transaction().execute(async (tx) => {
-      // Its row is written first, so that a reaping waits for this flush and then finds it alive.
-      await this.checkIn(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
-      const touchedFirst = await this.writeTallies(tx, first);
-      for (const day of days.keys()) await lockDay(tx, day);
-      await lockMonthRows(tx, this.dialect, days);
-      const grants = new Map<string, DayGrant>();
-      for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
-      const all = grantsAll(days, grants);
-      if (!all && !grantsAll(days, grants, early)) throw new RoomTaken();
-      const { recorded, refused } = all ? { recorded: rest, refused: [] } : choose(rest, grants, batch.now);
-      const touched = touchedFirst.concat(await this.writeTallies(tx, recorded));
-      await this.addLinkVisits(tx, touched);
-      await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
-      return [...first, ...recorded];
-    });
-    return recorded;
+    const flush = ++this.flushes;
+    let done: Visit[] | undefined;
+    try {
+      await this.db.transaction().execute(async (tx) => {
+        // Its row is written first, so that a reaping waits for this flush and then finds it alive.
+        await this.checkIn(tx, batch.instanceId, batch.startedAt, batch.now, batch.now, flush);
+        const touchedFirst = await this.writeTallies(tx, first);
+        for (const day of days.keys()) await lockDay(tx, day);
+        await lockMonthRows(tx, this.dialect, days);
+        const grants = new Map<string, DayGrant>();
+        for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
+        const all = grantsAll(days, grants);
+        if (!all && !grantsAll(days, grants, early)) throw new RoomTaken();
+        const { recorded, refused } = all ? { recorded: rest, refused: [] } : choose(rest, grants, batch.now);
+        const touched = touchedFirst.concat(await this.writeTallies(tx, recorded));
+        await this.addLinkVisits(tx, touched);
+        await addGaps(tx, this.dialect, [...batch.dropped, ...refused]);
+        done = [...first, ...recorded];
+      });
+    } catch (error) {
+      // Failed before its COMMIT, it did not take; failed at it, it may have.
+      if (done === undefined) throw error;
+      this.unanswered = flush;
+      throw new FlushUnanswered(done, error);
+    }
+    this.joined = true;
+    return done!;
   }
 
   /** Adds the visits to the tallies, and writes each tally they touched whole (only this writer writes its rows, so nothing is read). */
@@ -202,22 +231,24 @@ export class KyselyRecordingStore implements RecordingStore {
 
   async beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
     await this.checkIn(this.db, instanceId, startedAt, now, flushedTo);
+    this.joined = true;
   }
 
   /**
    * The instance's row, before anything else it writes, in one statement: its heartbeat, its writer
    * after the hourly trim (Tallies.trim; a heartbeat trims too, so that an idle writer's rows are not
-   * kept from the compaction for the rest of the day), and with `flushedTo` the time before which all
-   * its visits are in. The compaction leaves the rows of listed writers alone. If the row is missing,
+   * kept from the compaction for the rest of the day), with `flushedTo` the time before which all
+   * its visits are in, and with `flush` the number of the flush writing it (settle). The compaction leaves the rows of listed writers alone. If the row is missing,
    * the instance was taken for dead and reaped: its writer's rows may have been compacted since, and
    * must not be written whole again, so it forgets its tallies, and its row starts anew. Each
    * instance's beats and flushes run one at a time (recorder.ts): the writer it lists only moves on.
    */
-  private async checkIn(db: Kysely<DB>, instanceId: string, startedAt: number, now: number, flushedTo: number | undefined): Promise<void> {
+  private async checkIn(db: Kysely<DB>, instanceId: string, startedAt: number, now: number, flushedTo: number | undefined, flush?: number): Promise<void> {
     this.tallies.trim(now);
+    const marks = { ...(flushedTo === undefined ? {} : { flushed_to: flushedTo }), ...(flush === undefined ? {} : { last_flush: flush }) };
     const alive = await db
       .updateTable('recorder_instances')
-      .set({ beat_at: now, writer: this.tallies.writer, ...(flushedTo === undefined ? {} : { flushed_to: flushedTo }) })
+      .set({ beat_at: now, writer: this.tallies.writer, ...marks })
       .where('id', '=', instanceId)
       .returning('id')
       .executeTakeFirst();
@@ -225,10 +256,9 @@ export class KyselyRecordingStore implements RecordingStore {
       if (this.joined) this.tallies.forget();
       await db
         .insertInto('recorder_instances')
-        .values({ id: instanceId, started_at: startedAt, beat_at: now, flushed_to: flushedTo ?? now, writer: this.tallies.writer })
+        .values({ id: instanceId, started_at: startedAt, beat_at: now, flushed_to: flushedTo ?? now, writer: this.tallies.writer, last_flush: flush ?? 0 })
         .execute();
     }
-    this.joined = true;
   }
 
   reapSilent(staleBefore: number, now: number, self: string): Promise<number> {

@@ -17,6 +17,7 @@ import * as tallyVersions from './migrations/0081-tally-versions.js';
 import * as visitSums from './migrations/0082-visit-sums.js';
 import * as readKeys from './migrations/0083-read-keys.js';
 import * as instanceWriters from './migrations/0084-instance-writers.js';
+import * as instanceFlushes from './migrations/0085-instance-flushes.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL, one file each under migrations/. Only types both
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0082_visit_sums': visitSums,
   '0083_read_keys': readKeys,
   '0084_instance_writers': instanceWriters,
+  '0085_instance_flushes': instanceFlushes,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

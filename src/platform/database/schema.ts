@@ -266,6 +266,8 @@ export interface RecorderInstanceTable {
   flushed_to: number;
   /** The writer of its tallies' rows (analytics/counts.ts); null for an instance from before 0084. */
   writer: string | null;
+  /** The number of its last committed flush (recording-store.ts, settle). */
+  last_flush: Generated<number>;
 }
 
 export interface DB {
