@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { openDatabase } from '../../src/platform/database/database.js';
+import { openDatabase, type Database } from '../../src/platform/database/database.js';
+import { FlushUnanswered, type Visit } from '../../src/analytics/ports.js';
 import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { freshDatabase, postgresSkip, type TestDatabase } from '../helpers/databases.js';
@@ -17,11 +18,12 @@ describe('a flush whose connection drops at its COMMIT (postgres)', { skip: post
   let h: Harness;
   let cutter: CommitCutter;
   let direct: TestDatabase;
+  let relayed: Database;
   before(async () => {
     direct = await freshDatabase('postgres');
     const relay = await CommitCutter.start(direct.url);
     cutter = relay.cutter;
-    const relayed = await openDatabase(relay.url);
+    relayed = await openDatabase(relay.url);
     const database: TestDatabase = { ...relayed, url: relay.url, drop: async () => relayed.close() };
     // Compaction and reaping (which commit too) ran at the start and wait an hour: every COMMIT after is a flush's.
     h = await Harness.start('postgres', { ANALYTICS_HEARTBEAT_INTERVAL_MS: '600000' }, database);
@@ -98,5 +100,27 @@ describe('a flush whose connection drops at its COMMIT (postgres)', { skip: post
     assert.equal(body.gaps.length, 1);
     assert.equal(body.gaps[0].reason, 'recording_unavailable');
     assert.ok(body.gaps[0].from <= sent && body.gaps[0].to >= sent, `the gap ${JSON.stringify(body.gaps[0])} holds the visits at ${sent}`);
+  });
+
+  test('the store writes nothing more until told whether it took', async () => {
+    const link = await linkWithKey(h);
+    const store = new KyselyRecordingStore(relayed);
+    const visit: Visit = {
+      link: { id: link.id, accountId: link.accountId },
+      time: h.clock.now(),
+      source: 'q',
+      agent: { device: 'mobile', browser: 'Mobile Safari', os: 'iOS', bot: false },
+      country: 'DE',
+      referrer: 'direct',
+      visitor: 7,
+    };
+    const batch = { instanceId: 'by hand', startedAt: h.clock.now(), now: h.clock.now(), visits: [visit], dropped: [], limits: h.config.limits };
+    cutter.arm('after');
+    await assert.rejects(store.flush(batch), (error) => error instanceof FlushUnanswered && error.recorded.length === 1);
+    await assert.rejects(store.flush(batch), /settle it first/);
+    await assert.rejects(store.beat('by hand', h.clock.now(), h.clock.now(), h.clock.now()), /settle it first/);
+    assert.equal(await store.settle('by hand'), true);
+    assert.equal((await store.flush(batch)).length, 1);
+    assert.equal((await stats(h, link.id, link.key)).total, 2);
   });
 });

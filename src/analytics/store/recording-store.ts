@@ -61,6 +61,7 @@ export class KyselyRecordingStore implements RecordingStore {
    * transaction is undone and made again with every tally after the grants.
    */
   async flush(batch: FlushBatch): Promise<Visit[]> {
+    this.mustBeSettled();
     // What the visits ask of each day, worked out before the transaction.
     const asked = new Map<string, DayDemand>();
     await inSlices(batch.visits, (slice) => addDemand(asked, slice));
@@ -79,6 +80,14 @@ export class KyselyRecordingStore implements RecordingStore {
       if (!(error instanceof FlushUnanswered)) this.tallies.forget();
       throw error;
     }
+  }
+
+  /**
+   * Nothing is written while a flush is unanswered: the tallies may hold its visits, which its rows may
+   * not (written whole, they would count them), and a heartbeat would vouch for them (`flushed_to`).
+   */
+  private mustBeSettled(): void {
+    if (this.unanswered !== undefined) throw new Error('a flush went unanswered at its commit: settle it first');
   }
 
   /**
@@ -230,6 +239,7 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   async beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
+    this.mustBeSettled();
     await this.checkIn(this.db, instanceId, startedAt, now, flushedTo);
     this.joined = true;
   }
