@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../platform/database/schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows } from '../../platform/database/json-rows.js';
+import { selectForUpdate } from '../../platform/database/additive.js';
 import { demandKey, TRIAL_GROUP, type DayDemand } from '../counts.js';
 import type { RecordingLimits } from '../ports.js';
 
@@ -143,10 +144,8 @@ export async function lockMonthRows(tx: Tx, dialect: Dialect, days: Map<string, 
   await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant)
     select account_id, month, 0, 0, 0 from ${list} as v where true order by month, account_id
     on conflict (account_id, month) do nothing`.execute(tx);
-  if (dialect === 'postgres') {
-    await sql`select m.account_id from visit_months m join ${list} as v on m.month = v.month and m.account_id = v.account_id
-      order by m.month, m.account_id for update of m`.execute(tx);
-  }
+  const locking = sql`select m.account_id from visit_months m join ${list} as v on m.month = v.month and m.account_id = v.account_id order by m.month, m.account_id`;
+  await selectForUpdate(tx, dialect, locking, 'm', false);
 }
 
 /**
@@ -191,18 +190,16 @@ async function accountsWithPacks(tx: Tx, dialect: Dialect, accounts: string[]): 
 
 /** Up to n visits from the account's active packs, oldest first, counted as recorded in its month's row. */
 async function grantFromPacks(tx: Tx, dialect: Dialect, accountId: string, month: string, n: number): Promise<number> {
-  let query = tx
-    .selectFrom('capacity_packs')
-    .select(['id', 'visits', 'visits_used'])
-    .where('account_id', '=', accountId)
-    .where('status', '=', 'active')
-    .where(sql<boolean>`visits_used < visits`)
-    .orderBy('created_at')
-    .orderBy('id');
   // PostgreSQL: a refund (guarded on visits_used = 0) waits for this flush. SQLite's one writer serialises them.
-  if (dialect === 'postgres') query = query.forUpdate();
+  const packs = await selectForUpdate(
+    tx,
+    dialect,
+    sql<{ id: string; visits: number | string; visits_used: number | string }>`select id, visits, visits_used from capacity_packs
+      where account_id = ${accountId} and status = 'active' and visits_used < visits order by created_at, id`,
+    'capacity_packs',
+  );
   let left = n;
-  for (const pack of await query.execute()) {
+  for (const pack of packs) {
     if (left === 0) break;
     const take = Math.min(left, Number(pack.visits) - Number(pack.visits_used));
     const updated = await tx

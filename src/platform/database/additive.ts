@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { sql, type QueryExecutorProvider } from 'kysely';
+import { sql, type QueryExecutorProvider, type RawBuilder } from 'kysely';
 import type { Dialect } from './database.js';
 import { jsonRows } from './json-rows.js';
 
@@ -27,6 +27,16 @@ export async function lockInOrder(db: QueryExecutorProvider, dialect: Dialect, t
     [['v', 'text']],
   );
   await sql`select 1 from ${sql.table(table)} where ${sql.ref(column)} in (select v from ${list} as l) order by ${sql.ref(column)} for update`.execute(db);
+}
+
+/**
+ * The rows `select` finds, in its order, and on PostgreSQL locked (FOR UPDATE OF `of`, a table or alias
+ * of the select) until the transaction ends. With `rowsWanted` false, SQLite, whose one writer at a time
+ * needs no row locks, runs nothing.
+ */
+export async function selectForUpdate<R>(db: QueryExecutorProvider, dialect: Dialect, select: RawBuilder<R>, of: string, rowsWanted = true): Promise<R[]> {
+  if (dialect === 'postgres') return (await sql<R>`${select} for update of ${sql.table(of)}`.execute(db)).rows;
+  return rowsWanted ? (await select.execute(db)).rows : [];
 }
 
 /** Raises one counter column of existing rows, `column = column + n` per key; rows sorted by key. */
