@@ -82,12 +82,8 @@ export interface RecordingStore {
    * the visits recorded; rejects with FlushUnanswered when its outcome is unknown.
    */
   flush(batch: FlushBatch): Promise<Visit[]>;
-  /**
-   * After a FlushUnanswered, before anything else is written: whether that flush took, as the database
-   * tells. An instance reaped meanwhile counts as taken: its visits are counted or in the reaper's gap.
-   * Rejects while the database cannot tell.
-   */
-  settle(instanceId: string): Promise<boolean>;
+  /** After a FlushUnanswered, before anything else is written: whether that flush took, as the database tells. Rejects while it cannot. */
+  settle(instanceId: string, now: number): Promise<boolean>;
   /** A heartbeat; `flushedTo` when every visit before it is recorded, else it stays where it was. */
   beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void>;
   /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap (visit-gaps.ts). */

@@ -109,7 +109,8 @@ export class VisitRecorder {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.serial(async () => {
-      if (await this.flushOnce()) await this.o.store.leave(this.instanceId);
+      // A last flush unanswered at its commit is settled by one more, which flushes what it leaves.
+      if ((await this.flushOnce()) || (this.unanswered !== undefined && (await this.flushOnce()))) await this.o.store.leave(this.instanceId);
     }).catch(this.o.onError);
   }
 
@@ -185,7 +186,7 @@ export class VisitRecorder {
     const { visits, dropped, recorded } = this.unanswered!;
     const started = performance.now();
     try {
-      const took = await this.o.store.settle(this.instanceId);
+      const took = await this.o.store.settle(this.instanceId, this.o.now());
       if (took) this.report(started, true, recorded, visits.length - recorded, countOf(dropped));
       else this.putBack(visits, dropped);
       this.unanswered = undefined;

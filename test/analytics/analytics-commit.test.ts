@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase, type Database } from '../../src/platform/database/database.js';
 import { FlushUnanswered, type Visit } from '../../src/analytics/ports.js';
 import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { freshDatabase, postgresSkip, type TestDatabase } from '../helpers/databases.js';
-import { CommitCutter, PostgresCutter } from '../helpers/faults.js';
+import { CommitCutter, PostgresCutter, type CommitCut } from '../helpers/faults.js';
 import { Harness } from '../helpers/harness.js';
 import { linkWithKey, stats, storedCounts, visit } from '../helpers/analytics.js';
 
@@ -19,12 +20,13 @@ describe('a flush whose connection drops at its COMMIT (postgres)', { skip: post
   let cutter: CommitCutter;
   let direct: TestDatabase;
   let relayed: Database;
+  let database: TestDatabase;
   before(async () => {
     direct = await freshDatabase('postgres');
     const relay = await CommitCutter.start(direct.url);
     cutter = relay.cutter;
     relayed = await openDatabase(relay.url);
-    const database: TestDatabase = { ...relayed, url: relay.url, drop: async () => relayed.close() };
+    database = { ...relayed, url: relay.url, drop: async () => relayed.close() };
     // Compaction and reaping (which commit too) ran at the start and wait an hour: every COMMIT after is a flush's.
     h = await Harness.start('postgres', { ANALYTICS_HEARTBEAT_INTERVAL_MS: '600000' }, database);
   });
@@ -48,12 +50,17 @@ describe('a flush whose connection drops at its COMMIT (postgres)', { skip: post
     };
   }
 
-  /** Visits recorded by a flush cut at its COMMIT (by whichever flush runs next: the test's or the timer's). */
-  async function cutFlush(link: { slug: string }, n: number, when: 'before' | 'after'): Promise<void> {
-    await visit(h, link.slug, n);
+  /** Visits recorded by a flush cut at its COMMIT (whichever carries them: the test's or the timer's). */
+  async function cutFlush(link: { slug: string }, n: number, when: CommitCut): Promise<void> {
     const cuts = cutter.cuts;
+    // Armed first: the next COMMIT is that of the flush that carries the visits, the timer's or this one.
     cutter.arm(when);
-    await h.app.visitRecorder.flush().catch(() => {});
+    try {
+      await visit(h, link.slug, n);
+      await h.app.visitRecorder.flush().catch(() => {});
+    } finally {
+      cutter.disarm();
+    }
     assert.equal(cutter.cuts, cuts + 1, 'a flush was cut at its COMMIT');
   }
 
@@ -69,13 +76,27 @@ describe('a flush whose connection drops at its COMMIT (postgres)', { skip: post
     assert.deepEqual(await counted(link), { total: 3, gaps: 0, linkVisits: 3, storedCountries: [3], recordedThisMonth: 3 });
   });
 
+  test('one still committing when its connection dropped is waited for, and not written again', async () => {
+    const link = await linkWithKey(h);
+    // The server takes half a second over each flush's COMMIT (a trigger deferred to it), and goes on with it after the connection is gone.
+    await sql`create function slow_commit() returns trigger language plpgsql as $$ begin perform pg_sleep(0.5); return null; end $$`.execute(direct.db);
+    await sql`create constraint trigger slow_commit after insert on recorder_flushes deferrable initially deferred for each row execute function slow_commit()`.execute(
+      direct.db,
+    );
+    try {
+      await cutFlush(link, 4, 'sent');
+      assert.deepEqual(await counted(link), { total: 4, gaps: 0, linkVisits: 4, storedCountries: [4], recordedThisMonth: 4 });
+    } finally {
+      await sql`drop trigger slow_commit on recorder_flushes`.execute(direct.db);
+      await sql`drop function slow_commit`.execute(direct.db);
+    }
+  });
+
   test('while the database cannot tell, its visits wait apart, neither written again nor lost', async () => {
     const link = await linkWithKey(h);
     const outage = await PostgresCutter.connect(direct.url);
     try {
-      await visit(h, link.slug, 4);
-      cutter.arm('after');
-      await h.app.visitRecorder.flush().catch(() => {});
+      await cutFlush(link, 4, 'after');
       await outage.close();
       await visit(h, link.slug, 2);
       await assert.rejects(h.app.visitRecorder.flush());
@@ -87,19 +108,22 @@ describe('a flush whose connection drops at its COMMIT (postgres)', { skip: post
     assert.deepEqual(await counted(link), { total: 6, gaps: 0, linkVisits: 6, storedCountries: [6], recordedThisMonth: 6 });
   });
 
-  test('one that did not take, its instance taken for dead meanwhile, falls in the gap the reaping reports', async () => {
+  test('its instance taken for dead meanwhile, it counts once, whether it took or not', async () => {
     const link = await linkWithKey(h);
-    h.clock.advance(60_000);
-    const sent = h.clock.now();
-    await cutFlush(link, 2, 'before');
-    // Another instance hears nothing from this one for a while, and reaps it.
-    h.clock.advance(60_000);
-    assert.equal(await new KyselyRecordingStore(direct).reapSilent(h.clock.now(), h.clock.now(), 'another instance'), 1);
-    const body = await stats(h, link.id, link.key);
-    assert.equal(body.total, 0);
-    assert.equal(body.gaps.length, 1);
-    assert.equal(body.gaps[0].reason, 'recording_unavailable');
-    assert.ok(body.gaps[0].from <= sent && body.gaps[0].to >= sent, `the gap ${JSON.stringify(body.gaps[0])} holds the visits at ${sent}`);
+    // Another instance hears nothing from this one for a minute, and reaps it, before (as a rule) this one asks.
+    const reaped = async () => {
+      h.clock.advance(60_000);
+      assert.equal(await new KyselyRecordingStore(direct).reapSilent(h.clock.now(), h.clock.now(), 'another instance'), 1);
+    };
+    await cutFlush(link, 2, 'after');
+    await reaped();
+    // Its row back (a flush that settles the last, and checks in), then another flush cut, and reaped again.
+    await h.app.visitRecorder.flush();
+    await cutFlush(link, 3, 'before');
+    await reaped();
+    const { gaps, ...counts } = await counted(link);
+    assert.deepEqual(counts, { total: 5, linkVisits: 5, storedCountries: [5], recordedThisMonth: 5 });
+    assert.ok(gaps >= 1, 'the reapings are reported as gaps');
   });
 
   test('the store writes nothing more until told whether it took', async () => {
@@ -119,8 +143,26 @@ describe('a flush whose connection drops at its COMMIT (postgres)', { skip: post
     await assert.rejects(store.flush(batch), (error) => error instanceof FlushUnanswered && error.recorded.length === 1);
     await assert.rejects(store.flush(batch), /settle it first/);
     await assert.rejects(store.beat('by hand', h.clock.now(), h.clock.now(), h.clock.now()), /settle it first/);
-    assert.equal(await store.settle('by hand'), true);
+    assert.equal(await store.settle('by hand', h.clock.now()), true);
     assert.equal((await store.flush(batch)).length, 1);
     assert.equal((await stats(h, link.id, link.key)).total, 2);
+  });
+
+  test('a last flush at shutdown unanswered at its commit is settled, and the instance leaves', async () => {
+    // A second instance on the same database, stopped while the first goes on.
+    const second = await Harness.start('postgres', { ANALYTICS_HEARTBEAT_INTERVAL_MS: '600000' }, database);
+    const link = await linkWithKey(second);
+    const cuts = cutter.cuts;
+    cutter.arm('after');
+    await visit(second, link.slug, 3);
+    await second.app.close();
+    cutter.disarm();
+    assert.equal(cutter.cuts, cuts + 1, 'the last flush was cut at its COMMIT');
+    assert.deepEqual(
+      (await storedCounts(direct, link.id)).filter((row) => row.dimension === 'country').map((row) => row.n[0]),
+      [3],
+    );
+    const left = await direct.db.selectFrom('recorder_instances').select('id').where('id', '=', second.app.visitRecorder.instanceId).execute();
+    assert.deepEqual(left, [], 'it left cleanly');
   });
 });

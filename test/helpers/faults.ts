@@ -126,16 +126,19 @@ export class PostgresCutter {
   }
 }
 
+export type CommitCut = 'before' | 'sent' | 'after';
+
 /** A transaction's COMMIT as the pg driver sends it: a simple Query message ('Q', its length, the text). */
 const COMMIT_MESSAGE = Buffer.concat([Buffer.from('Q'), Buffer.from([0, 0, 0, 11]), Buffer.from('commit\0')]);
 
 /**
  * A TCP relay in front of PostgreSQL that, once armed, cuts the next connection that sends a COMMIT:
- * `after` the server answered it (the transaction took, the client never hears so), or `before` it
- * reaches the server (it did not). The two ways a connection can drop at a commit.
+ * `after` the server answered it (the transaction took, the client never hears so), `before` it
+ * reaches the server (it did not), or as soon as it is `sent` (the server, not yet done with it, goes
+ * on). The ways a connection can drop at a commit.
  */
 export class CommitCutter {
-  private armed: 'before' | 'after' | undefined;
+  private armed: CommitCut | undefined;
   /** Connections cut so far. */
   cuts = 0;
   private readonly sockets = new Set<net.Socket>();
@@ -154,8 +157,12 @@ export class CommitCutter {
     return { cutter, url: url.toString() };
   }
 
-  arm(when: 'before' | 'after'): void {
+  arm(when: CommitCut): void {
     this.armed = when;
+  }
+
+  disarm(): void {
+    this.armed = undefined;
   }
 
   private relay(client: net.Socket, target: URL): void {
@@ -180,6 +187,12 @@ export class CommitCutter {
         const when = this.armed;
         this.armed = undefined;
         if (when === 'before') return cut();
+        if (when === 'sent') {
+          // Ended, not destroyed: the COMMIT goes out first, and the server reads it before the end.
+          upstream.end(chunk);
+          this.cuts++;
+          return client.destroy();
+        }
         cutting = true;
       }
       upstream.write(chunk);

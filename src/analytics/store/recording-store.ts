@@ -38,9 +38,9 @@ export class KyselyRecordingStore implements RecordingStore {
   private readonly tallies = new Tallies();
   /** The statements that write n tallies' rows, by n (upsertOf). */
   private readonly upserts = new Map<number, string>();
-  /** Whether the instance's row is known written: missing after that, the instance was reaped. */
+  /** Whether the instance's row was written once: missing after that, the instance was reaped. */
   private joined = false;
-  /** The number of the last flush begun; its row holds the last one committed (settle). */
+  /** The number of the last flush begun (settle). */
   private flushes = 0;
   /** The flush whose COMMIT went unanswered, until settled. */
   private unanswered: number | undefined;
@@ -91,16 +91,20 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * Whether the unanswered flush took: its number in the instance's row says so. If it did, the tallies
-   * hold what its rows hold; if not, they are forgotten, as after any failed flush.
+   * Whether the unanswered flush took: its row of `recorder_flushes` says so, and on PostgreSQL the
+   * insert waits for a COMMIT still in flight on the old connection. If it took, the tallies hold what
+   * its rows hold; if not, they are forgotten, as after any failed flush (the row inserted here is
+   * deleted with the others at the next flush).
    */
-  async settle(instanceId: string): Promise<boolean> {
-    const row = await this.db.selectFrom('recorder_instances').select('last_flush').where('id', '=', instanceId).executeTakeFirst();
-    // No row: reaped since (if it was written before), or never written (the flush inserting it did not take).
-    const took = row === undefined ? this.joined : Number(row.last_flush) === this.unanswered;
+  async settle(instanceId: string, now: number): Promise<boolean> {
+    const inserted = await this.db
+      .insertInto('recorder_flushes')
+      .values({ instance_id: instanceId, flush: this.unanswered!, at: now })
+      .onConflict((oc) => oc.columns(['instance_id', 'flush']).doNothing())
+      .executeTakeFirst();
+    const took = Number(inserted.numInsertedOrUpdatedRows) === 0;
     this.unanswered = undefined;
-    if (took && row !== undefined) this.joined = true;
-    else this.tallies.forget();
+    if (!took) this.tallies.forget();
     return took;
   }
 
@@ -112,7 +116,10 @@ export class KyselyRecordingStore implements RecordingStore {
     try {
       await this.db.transaction().execute(async (tx) => {
         // Its row is written first, so that a reaping waits for this flush and then finds it alive.
-        await this.checkIn(tx, batch.instanceId, batch.startedAt, batch.now, batch.now, flush);
+        await this.checkIn(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
+        // Its row, the others of the instance gone: each was settled before this flush began.
+        await tx.insertInto('recorder_flushes').values({ instance_id: batch.instanceId, flush, at: batch.now }).execute();
+        await tx.deleteFrom('recorder_flushes').where('instance_id', '=', batch.instanceId).where('flush', '<', flush).execute();
         const touchedFirst = await this.writeTallies(tx, first);
         for (const day of days.keys()) await lockDay(tx, day);
         await lockMonthRows(tx, this.dialect, days);
@@ -132,7 +139,6 @@ export class KyselyRecordingStore implements RecordingStore {
       this.unanswered = flush;
       throw new FlushUnanswered(done, error);
     }
-    this.joined = true;
     return done!;
   }
 
@@ -241,24 +247,22 @@ export class KyselyRecordingStore implements RecordingStore {
   async beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void> {
     this.mustBeSettled();
     await this.checkIn(this.db, instanceId, startedAt, now, flushedTo);
-    this.joined = true;
   }
 
   /**
    * The instance's row, before anything else it writes, in one statement: its heartbeat, its writer
    * after the hourly trim (Tallies.trim; a heartbeat trims too, so that an idle writer's rows are not
-   * kept from the compaction for the rest of the day), with `flushedTo` the time before which all
-   * its visits are in, and with `flush` the number of the flush writing it (settle). The compaction leaves the rows of listed writers alone. If the row is missing,
+   * kept from the compaction for the rest of the day), and with `flushedTo` the time before which all
+   * its visits are in. The compaction leaves the rows of listed writers alone. If the row is missing,
    * the instance was taken for dead and reaped: its writer's rows may have been compacted since, and
    * must not be written whole again, so it forgets its tallies, and its row starts anew. Each
    * instance's beats and flushes run one at a time (recorder.ts): the writer it lists only moves on.
    */
-  private async checkIn(db: Kysely<DB>, instanceId: string, startedAt: number, now: number, flushedTo: number | undefined, flush?: number): Promise<void> {
+  private async checkIn(db: Kysely<DB>, instanceId: string, startedAt: number, now: number, flushedTo: number | undefined): Promise<void> {
     this.tallies.trim(now);
-    const marks = { ...(flushedTo === undefined ? {} : { flushed_to: flushedTo }), ...(flush === undefined ? {} : { last_flush: flush }) };
     const alive = await db
       .updateTable('recorder_instances')
-      .set({ beat_at: now, writer: this.tallies.writer, ...marks })
+      .set({ beat_at: now, writer: this.tallies.writer, ...(flushedTo === undefined ? {} : { flushed_to: flushedTo }) })
       .where('id', '=', instanceId)
       .returning('id')
       .executeTakeFirst();
@@ -266,9 +270,10 @@ export class KyselyRecordingStore implements RecordingStore {
       if (this.joined) this.tallies.forget();
       await db
         .insertInto('recorder_instances')
-        .values({ id: instanceId, started_at: startedAt, beat_at: now, flushed_to: flushedTo ?? now, writer: this.tallies.writer, last_flush: flush ?? 0 })
+        .values({ id: instanceId, started_at: startedAt, beat_at: now, flushed_to: flushedTo ?? now, writer: this.tallies.writer })
         .execute();
     }
+    this.joined = true;
   }
 
   reapSilent(staleBefore: number, now: number, self: string): Promise<number> {
@@ -280,6 +285,7 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   async leave(instanceId: string): Promise<void> {
+    await this.db.deleteFrom('recorder_flushes').where('instance_id', '=', instanceId).execute();
     await this.db.deleteFrom('recorder_instances').where('id', '=', instanceId).execute();
   }
 }

@@ -6,6 +6,7 @@ import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
 import { selectForUpdate } from '../../platform/database/additive.js';
 import { addShortfall } from '../counts.js';
+import { DAY_MS } from '../../platform/time.js';
 
 /** A refusal this close after the previous one of the same link and reason extends that gap. */
 export const GAP_MERGE_MS = 3_600_000;
@@ -61,6 +62,12 @@ export async function reapSilentInstances(tx: Transaction<DB>, staleBefore: numb
     .where('beat_at', '<', staleBefore)
     .where('id', '<>', self)
     .returning(['beat_at', 'flushed_to'])
+    .execute();
+  // Rows of flushes of instances gone for a day: an instance taken for dead while alive needs its row until its unanswered flush is settled.
+  await tx
+    .deleteFrom('recorder_flushes')
+    .where('at', '<', now - DAY_MS)
+    .where('instance_id', 'not in', tx.selectFrom('recorder_instances').select('id'))
     .execute();
   if (dead.length === 0) return 0;
   const starts = (await tx.selectFrom('recorder_instances').select('started_at').execute()).map((row) => Number(row.started_at));

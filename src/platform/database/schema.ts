@@ -266,8 +266,14 @@ export interface RecorderInstanceTable {
   flushed_to: number;
   /** The writer of its tallies' rows (analytics/counts.ts); null for an instance from before 0084. */
   writer: string | null;
-  /** The number of its last committed flush (recording-store.ts, settle). */
-  last_flush: Generated<number>;
+}
+
+/** A committed flush of a running instance, by its number (analytics/store/recording-store.ts, settle). */
+export interface RecorderFlushTable {
+  instance_id: string;
+  flush: number;
+  /** The flush's time. */
+  at: number;
 }
 
 export interface DB {
@@ -296,6 +302,7 @@ export interface DB {
   visit_months: VisitMonthTable;
   visit_gaps: VisitGapTable;
   recorder_instances: RecorderInstanceTable;
+  recorder_flushes: RecorderFlushTable;
 }
 
 export type Account = Selectable<AccountTable>;
