@@ -1,13 +1,13 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../platform/errors.js';
 import { nextUtcMidnight, secondsUntil } from '../platform/time.js';
-import type { ClaimCommand, CreateLinkCommand, LinkChanges, LinkOwner, LinkRecord, LinkStatus, LinkStore, ListOptions } from './ports.js';
+import type { ClaimCommand, CreateLinkCommand, LinkChange, LinkChanges, LinkOwner, LinkRecord, LinkStatus, LinkStore, ListOptions } from './ports.js';
 import { holdsTag } from './link-tags.js';
 import { containsIgnoringCase } from '../platform/database/like.js';
 import type { DB, LinkRow } from '../platform/database/schema.js';
 import { commitReservation } from '../billing/credit-store.js';
 import { completeClaim } from '../platform/idempotency/idempotency-store.js';
-import { recordLinkChange, slugsChangedSince } from './link-changes.js';
+import { linkChangesSince, recordLinkChange } from './link-changes.js';
 import { isUniqueViolation } from '../platform/database/sql-errors.js';
 
 export function toLinkRecord(row: LinkRow): LinkRecord {
@@ -162,8 +162,8 @@ export class KyselyLinkStore implements LinkStore {
     });
   }
 
-  slugsChangedSince(since: number): Promise<string[]> {
-    return slugsChangedSince(this.db, since);
+  changesSince(since: number): Promise<LinkChange[]> {
+    return linkChangesSince(this.db, since);
   }
 
   async trialLinksCreated(network: string, day: string): Promise<number> {

@@ -82,6 +82,13 @@ export interface LinkStore {
   /** Applies the changes only when the version matches and the link is active or paused. */
   update(id: string, accountId: string, version: number, changes: LinkChanges, now: number): Promise<LinkRecord | undefined>;
   trialLinksCreated(network: string, day: string): Promise<number>;
-  /** Slugs created or changed at or after `since` (Unix ms): the feed that evicts redirect caches. */
-  slugsChangedSince(since: number): Promise<string[]>;
+  /** Changes (creations, edits, status changes) of slugs at or after `since` (Unix ms): the feed that evicts redirect caches. */
+  changesSince(since: number): Promise<LinkChange[]>;
+}
+
+/** A row of the change feed: one transaction's change of a slug, at its writer's clock. */
+export interface LinkChange {
+  id: string;
+  slug: string;
+  changedAt: number;
 }

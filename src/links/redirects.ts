@@ -60,12 +60,14 @@ export class RedirectResolver {
   /** Until when cached answers may be served without reading the feed again. */
   private freshUntil: number;
   private syncing: Promise<void> | undefined;
+  /** The changes of the feed's window applied so far, by id, with their times (a change is applied once). */
+  private readonly applied = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private readonly random: () => number;
   readonly counts = new RedirectCacheCounts();
 
   constructor(
-    private readonly links: Pick<LinkStore, 'bySlug' | 'slugsChangedSince'>,
+    private readonly links: Pick<LinkStore, 'bySlug' | 'changesSince'>,
     private readonly now: Clock,
     private readonly options: { ttlMs: number; maxEntries: number; onSyncError?: (error: unknown) => void; random?: () => number },
   ) {
@@ -149,8 +151,15 @@ export class RedirectResolver {
     const started = this.now();
     try {
       // Read even when the cache is empty: a lookup in flight may be about to cache a row the feed changed.
-      const changed = this.caching ? await this.links.slugsChangedSince(this.syncedUpTo - FEED_LOOKBACK_MS) : [];
-      for (const slug of changed) this.invalidate(slug);
+      const since = this.syncedUpTo - FEED_LOOKBACK_MS;
+      const changes = this.caching ? await this.links.changesSince(since) : [];
+      // Each change once: read again at every read of its minute, it would drop the slug each time.
+      for (const change of changes) {
+        if (this.applied.has(change.id)) continue;
+        this.applied.set(change.id, change.changedAt);
+        this.invalidate(change.slug);
+      }
+      for (const [id, changedAt] of this.applied) if (changedAt < since) this.applied.delete(id);
       this.syncedUpTo = started;
     } catch (error) {
       this.counts.syncFailures++;

@@ -45,6 +45,24 @@ eachDatabase('the redirect cache', (kind) => {
     assert.equal(((await resolver.resolve(a.slug)) as { target: string }).target, 'https://example.org/a2');
   });
 
+  test('a change in the feed evicts its slug once, not at every read of the minute it stays in the feed', async () => {
+    const { key } = await h.account();
+    const link = (await h.createLink({ target: 'https://example.org/new' }, { key })).body;
+    const resolver = new RedirectResolver(new KyselyLinkStore(h.database.db), h.clock.now, { ttlMs: 5_000, maxEntries: 10 });
+    await resolver.resolve(link.slug);
+    // The first read finds the creation and evicts the slug (this resolver cannot tell it read the link after it).
+    h.clock.advance(5_000);
+    await resolver.resolve(link.slug);
+    assert.equal(resolver.counts.misses, 2);
+    // Later reads within the minute find the same row and leave the entry alone: it answers from memory.
+    for (let read = 0; read < 5; read++) {
+      h.clock.advance(5_000);
+      await resolver.sync();
+      assert.equal((resolver.peek(link.slug, h.clock.now()) as { target: string }).target, 'https://example.org/new', `after read ${read + 2}`);
+    }
+    assert.equal(resolver.counts.misses, 2);
+  });
+
   test('a sync that finds an empty cache does not stop later syncs: a change after it is seen one TTL later, and hits are answered synchronously', async () => {
     const { key, accountId } = await h.account();
     const link = (await h.createLink({ target: 'https://example.org/empty-1' }, { key })).body;

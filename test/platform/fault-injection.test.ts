@@ -83,9 +83,9 @@ describe('a PostgreSQL database cut off under load', { skip: postgresSkip }, () 
     const fresh = await freshDatabaseUrl('postgres');
     drop = fresh.drop;
     s = await loadedService(fresh.url);
-    // The link was made over a minute ago, as a link cached in production is: the change feed looks a
-    // minute back, and would hand its slug to the cache to drop at every read until then (links/redirects.ts),
-    // so that an outage beginning just after a read would find it uncached.
+    // The link was made over a minute ago, as a link cached in production is: the change feed, which
+    // looks a minute back, would otherwise evict its slug at its first read after the creation
+    // (links/redirects.ts), which may fall at the start of an outage and leave the link uncached.
     const client = new pg.Client({ connectionString: fresh.url });
     await client.connect();
     await client.query('update link_changes set changed_at = changed_at - 120000');
