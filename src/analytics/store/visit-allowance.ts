@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../platform/database/schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows } from '../../platform/database/json-rows.js';
-import { selectForUpdate } from '../../platform/database/additive.js';
+import { lockSelected, selectForUpdate } from '../../platform/database/additive.js';
 import { demandKey, TRIAL_GROUP, type DayDemand } from '../counts.js';
 import type { RecordingLimits } from '../ports.js';
 
@@ -145,7 +145,7 @@ export async function lockMonthRows(tx: Tx, dialect: Dialect, days: Map<string, 
     select account_id, month, 0, 0, 0 from ${list} as v where true order by month, account_id
     on conflict (account_id, month) do nothing`.execute(tx);
   const locking = sql`select m.account_id from visit_months m join ${list} as v on m.month = v.month and m.account_id = v.account_id order by m.month, m.account_id`;
-  await selectForUpdate(tx, dialect, locking, 'm', false);
+  await lockSelected(tx, dialect, locking, 'm');
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Shortfall } from '../ports.js';
 import type { DB } from '../../platform/database/schema.js';
 import type { Dialect } from '../../platform/database/database.js';
 import { jsonRows, type Column } from '../../platform/database/json-rows.js';
-import { selectForUpdate } from '../../platform/database/additive.js';
+import { lockSelected } from '../../platform/database/additive.js';
 import { addShortfall } from '../counts.js';
 import { DAY_MS } from '../../platform/time.js';
 
@@ -38,7 +38,7 @@ export async function addGaps(tx: Transaction<DB>, dialect: Dialect, shortfalls:
   );
   const recent = sql`visit_gaps.link_id = v.link_id and visit_gaps.reason = v.reason and visit_gaps.to_ms >= v.gap_from - ${GAP_MERGE_MS}`;
   const locking = sql`select visit_gaps.id from visit_gaps join ${rows} as v on ${recent} order by visit_gaps.link_id, visit_gaps.reason, visit_gaps.id`;
-  await selectForUpdate(tx, dialect, locking, 'visit_gaps', false);
+  await lockSelected(tx, dialect, locking, 'visit_gaps');
   const extended = await sql<{ link_id: string; reason: string }>`update visit_gaps
     set from_ms = case when visit_gaps.from_ms > v.gap_from then v.gap_from else visit_gaps.from_ms end,
       to_ms = case when visit_gaps.to_ms < v.gap_to then v.gap_to else visit_gaps.to_ms end

@@ -15,10 +15,20 @@ export async function letOthersRun(dialect: Dialect): Promise<void> {
 }
 
 /**
- * PostgreSQL: locks the rows of `table` whose `column` is one of `values`, in that column's order, so
- * two transactions that update the same rows wait for each other instead of deadlocking. SQLite's one
- * writer at a time needs no row locks.
+ * PostgreSQL: locks the rows `select` finds (FOR UPDATE OF `of`, a table or alias of the select), in its
+ * order, until the transaction ends, so that two transactions that update the same rows wait for each
+ * other instead of deadlocking. SQLite's one writer at a time needs no row locks: there it runs nothing.
  */
+export async function lockSelected(db: QueryExecutorProvider, dialect: Dialect, select: RawBuilder<unknown>, of: string): Promise<void> {
+  if (dialect === 'postgres') await sql`${select} for update of ${sql.table(of)}`.execute(db);
+}
+
+/** The rows `select` finds, in its order, locked on PostgreSQL as lockSelected locks them. */
+export async function selectForUpdate<R>(db: QueryExecutorProvider, dialect: Dialect, select: RawBuilder<R>, of: string): Promise<R[]> {
+  return (await (dialect === 'postgres' ? sql<R>`${select} for update of ${sql.table(of)}` : select).execute(db)).rows;
+}
+
+/** lockSelected of the rows of `table` whose `column` is one of `values`, in that column's order. */
 export async function lockInOrder(db: QueryExecutorProvider, dialect: Dialect, table: string, column: string, values: string[]): Promise<void> {
   if (dialect !== 'postgres' || values.length === 0) return;
   const list = jsonRows(
@@ -26,17 +36,12 @@ export async function lockInOrder(db: QueryExecutorProvider, dialect: Dialect, t
     values.map((v) => [v]),
     [['v', 'text']],
   );
-  await sql`select 1 from ${sql.table(table)} where ${sql.ref(column)} in (select v from ${list} as l) order by ${sql.ref(column)} for update`.execute(db);
-}
-
-/**
- * The rows `select` finds, in its order, and on PostgreSQL locked (FOR UPDATE OF `of`, a table or alias
- * of the select) until the transaction ends. With `rowsWanted` false, SQLite, whose one writer at a time
- * needs no row locks, runs nothing.
- */
-export async function selectForUpdate<R>(db: QueryExecutorProvider, dialect: Dialect, select: RawBuilder<R>, of: string, rowsWanted = true): Promise<R[]> {
-  if (dialect === 'postgres') return (await sql<R>`${select} for update of ${sql.table(of)}`.execute(db)).rows;
-  return rowsWanted ? (await select.execute(db)).rows : [];
+  await lockSelected(
+    db,
+    dialect,
+    sql`select 1 from ${sql.table(table)} where ${sql.ref(column)} in (select v from ${list} as l) order by ${sql.ref(column)}`,
+    table,
+  );
 }
 
 /** Raises one counter column of existing rows, `column = column + n` per key; rows sorted by key. */
