@@ -409,9 +409,14 @@ export function grantsAll(days: Map<string, DayDemand>, grants: Map<string, DayG
   return true;
 }
 
-/** The visits whose demand (demandKey) is among `keys`, and the others. */
-export function splitByDemand(visits: Visit[], keys: Set<string>): [Visit[], Visit[]] {
+/** The visits whose demand (demandKey; of `days`, the batch's) is among `keys`, and the others. */
+export function splitByDemand(visits: Visit[], days: Map<string, DayDemand>, keys: Set<string>): [Visit[], Visit[]] {
   if (keys.size === 0) return [[], visits];
+  // Usually every demand: then no visit needs looking at.
+  const all = [...days].every(
+    ([day, want]) => (want.bots === 0 || keys.has(demandKey(day, ''))) && [...want.accounts.keys()].every((account) => keys.has(demandKey(day, account))),
+  );
+  if (all) return [visits, []];
   const among: Visit[] = [];
   const others: Visit[] = [];
   for (const visit of visits) (keys.has(demandOf(visit)) ? among : others).push(visit);

@@ -110,7 +110,7 @@ export class KyselyRecordingStore implements RecordingStore {
 
   /** The flush's transaction; the tallies of the visits of the demands `early` are written before the grants, which must then grant those all. */
   private async transaction(batch: FlushBatch, days: Map<string, DayDemand>, early: Set<string>): Promise<Visit[]> {
-    const [first, rest] = splitByDemand(batch.visits, early);
+    const [first, rest] = splitByDemand(batch.visits, days, early);
     const flush = ++this.flushes;
     let done: Visit[] | undefined;
     try {
