@@ -351,7 +351,7 @@ eachDatabase('compaction', (kind) => {
         transformQuery: ({ node }) => node,
         transformResult: async ({ result }) => {
           const row = result.rows[0];
-          if (overtake && row !== undefined && Object.keys(row).join() === 'link_id,day,writer,version') {
+          if (overtake && row !== undefined && Object.keys(row).join() === 'link_id,day,writer,version,level') {
             overtake = false;
             await solo.app.visitRecorder.compact();
           }

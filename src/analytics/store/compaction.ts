@@ -102,17 +102,15 @@ function linkDaysOf(tx: Tx, which: ReturnType<typeof finished>) {
 /** A link-day's key in maps and sets, `link\tday` (the stats store keys its days so too). */
 export const keyOf = (linkId: string, day: string) => `${linkId}\t${day}`;
 
-/** The blocks (levels 1 to LEVELS) of these links that start in [from, to] and hold their counts: keys and versions. */
+/** The blocks (levels 1 to LEVELS) of these links that start in [from, to] and hold their counts, to select from. */
 export function storedBlocks(db: Kysely<DB>, linkIds: readonly string[], from: string, to: string) {
   return db
     .selectFrom('visit_sums')
-    .select(['link_id', 'level', 'start', 'version'])
     .where('link_id', 'in', linkIds)
     .where('level', '>=', 1)
     .where('start', '>=', from)
     .where('start', '<=', to)
-    .where('counts', 'is not', null)
-    .execute();
+    .where('counts', 'is not', null);
 }
 
 /**
@@ -215,7 +213,7 @@ class LinkBlocks {
     const ids = [...links.keys()];
     const [rows, stored] = await Promise.all([
       tx.selectFrom('visit_tallies').select(['link_id', 'day', 'writer']).where('link_id', 'in', ids).where('day', '>=', from).where('day', '<=', to).execute(),
-      storedBlocks(tx, ids, from, to),
+      storedBlocks(tx, ids, from, to).select(['link_id', 'level', 'start', 'version']).execute(),
     ]);
     const blocks = new Map(ids.map((id) => [id, new LinkBlocks(tx, dialect, id, open)]));
     for (const row of rows) {

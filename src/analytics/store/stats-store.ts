@@ -66,18 +66,40 @@ export class KyselyStatsStore implements StatsStore {
     }
   }
 
-  /** The keys and versions of the links' rows of [fromDay, toDay], by link, day and writer. */
+  /** The keys and versions of the links' rows of [fromDay, toDay], by link, day and writer (`level` 0). */
   private rowKeys(linkIds: readonly string[], fromDay: string, toDay: string) {
+    return this.keysOfRows(linkIds, fromDay, toDay).orderBy('link_id').orderBy('day').orderBy('writer').execute();
+  }
+
+  private keysOfRows(linkIds: readonly string[], fromDay: string, toDay: string) {
     return this.db
       .selectFrom('visit_tallies')
-      .select(['link_id', 'day', 'writer', 'version'])
+      .select(['link_id', 'day', 'writer', 'version', sql<number>`0`.as('level')])
       .where('link_id', 'in', linkIds)
       .where('day', '>=', fromDay)
-      .where('day', '<=', toDay)
-      .orderBy('link_id')
+      .where('day', '<=', toDay);
+  }
+
+  /**
+   * rowKeys of one link, and after them its blocks (storedBlocks: their `level` from 1, `day` their
+   * start) that start in [fromDay, toDay]: one statement, one round trip, one state of both tables.
+   */
+  private async rowAndBlockKeys(linkId: string, fromDay: string, toDay: string) {
+    const blocks = storedBlocks(this.db, [linkId], fromDay, toDay).select((eb) => [
+      'link_id',
+      eb.ref('start').as('day'),
+      sql<string>`''`.as('writer'),
+      'version',
+      'level',
+    ]);
+    const keys = await this.db
+      .selectFrom(this.keysOfRows([linkId], fromDay, toDay).unionAll(blocks).as('k'))
+      .selectAll()
+      .orderBy('level')
       .orderBy('day')
       .orderBy('writer')
       .execute();
+    return keys.map((key) => ({ ...key, level: Number(key.level), version: Number(key.version) }));
   }
 
   /**
@@ -159,10 +181,11 @@ export class KyselyStatsStore implements StatsStore {
    * a compaction changed what it read between its queries.
    */
   private async readWindow(linkId: string, fromDay: string, toDay: string, perDay: boolean): Promise<LinkWindow | undefined> {
-    // Blocks first: a block built again after this query has another version, which blocks() finds.
-    // A read per day (the CSV) uses none, and asks for none.
-    const stored = perDay ? [] : await storedBlocks(this.db, [linkId], fromDay, toDay);
-    const rows = await this.rowKeys([linkId], fromDay, toDay);
+    // The blocks' keys and the rows' in one statement, which sees one state of both: a block built
+    // again after it has another version, which blocks() finds. A read per day (the CSV) uses no blocks.
+    const keys = perDay ? await this.rowKeys([linkId], fromDay, toDay) : await this.rowAndBlockKeys(linkId, fromDay, toDay);
+    const rows = keys.filter((key) => key.level === 0);
+    const stored = keys.filter((key) => key.level > 0).map((key) => ({ level: key.level, start: key.day, version: key.version }));
     const versions = new Map(stored.map((block) => [`${block.level}\t${block.start}`, Number(block.version)]));
     // Per day of the window (from its first): undefined without counts; the compacted row's version where it alone holds the day (its summary's too), else 0.
     const first = dayNumber(fromDay);
