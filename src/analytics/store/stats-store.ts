@@ -185,8 +185,8 @@ export class KyselyStatsStore implements StatsStore {
     // again after it has another version, which blocks() finds. A read per day (the CSV) uses no blocks.
     const keys = perDay ? await this.rowKeys([linkId], fromDay, toDay) : await this.rowAndBlockKeys(linkId, fromDay, toDay);
     const rows = keys.filter((key) => key.level === 0);
-    const stored = keys.filter((key) => key.level > 0).map((key) => ({ level: key.level, start: key.day, version: key.version }));
-    const versions = new Map(stored.map((block) => [`${block.level}\t${block.start}`, Number(block.version)]));
+    // Per stored block, `level\tstart`: its version.
+    const versions = new Map(keys.filter((key) => key.level > 0).map((key) => [`${key.level}\t${key.day}`, key.version]));
     // Per day of the window (from its first): undefined without counts; the compacted row's version where it alone holds the day (its summary's too), else 0.
     const first = dayNumber(fromDay);
     const closed: (number | undefined)[] = [];
