@@ -20,7 +20,7 @@ export async function letOthersRun(dialect: Dialect): Promise<void> {
  * other instead of deadlocking. SQLite's one writer at a time needs no row locks: there it runs nothing.
  */
 export async function lockSelected(db: QueryExecutorProvider, dialect: Dialect, select: RawBuilder<unknown>, of: string): Promise<void> {
-  if (dialect === 'postgres') await sql`${select} for update of ${sql.table(of)}`.execute(db);
+  if (dialect === 'postgres') await selectForUpdate(db, dialect, select, of);
 }
 
 /** The rows `select` finds, in its order, locked on PostgreSQL as lockSelected locks them. */
