@@ -395,28 +395,32 @@ export const demandKey = (day: string, account: string) => `${day}\t${account}`;
 const accountOf = (visit: Visit) => (visit.agent.bot ? '' : (visit.link.accountId ?? TRIAL_GROUP));
 const demandOf = (visit: Visit) => demandKey(dayOf(visit.time), accountOf(visit));
 
+/** Whether `holds` holds for every demand of `days`: each day's bots (account '') and each account's people, with how many it asks. */
+function everyDemand(days: Map<string, DayDemand>, holds: (day: string, account: string, n: number) => boolean): boolean {
+  for (const [day, want] of days) {
+    if (!holds(day, '', want.bots)) return false;
+    for (const [account, n] of want.accounts) if (!holds(day, account, n)) return false;
+  }
+  return true;
+}
+
 /**
  * Whether the grants give every day all it asked (of the demands `only`, when given: keys of
  * demandKey): then those visits are recorded, and none need choosing.
  */
 export function grantsAll(days: Map<string, DayDemand>, grants: Map<string, DayGrant>, only?: Set<string>): boolean {
-  const asked = (day: string, account: string) => only === undefined || only.has(demandKey(day, account));
-  for (const [day, want] of days) {
+  return everyDemand(days, (day, account, n) => {
+    if (only !== undefined && !only.has(demandKey(day, account))) return true;
     const grant = grants.get(day)!;
-    if (asked(day, '') && grant.bots < want.bots) return false;
-    for (const [account, n] of want.accounts) if (asked(day, account) && (grant.accounts.get(account) ?? 0) < n) return false;
-  }
-  return true;
+    return (account === '' ? grant.bots : (grant.accounts.get(account) ?? 0)) >= n;
+  });
 }
 
 /** The visits whose demand (demandKey; of `days`, the batch's) is among `keys`, and the others. */
 export function splitByDemand(visits: Visit[], days: Map<string, DayDemand>, keys: Set<string>): [Visit[], Visit[]] {
   if (keys.size === 0) return [[], visits];
   // Usually every demand: then no visit needs looking at.
-  const all = [...days].every(
-    ([day, want]) => (want.bots === 0 || keys.has(demandKey(day, ''))) && [...want.accounts.keys()].every((account) => keys.has(demandKey(day, account))),
-  );
-  if (all) return [visits, []];
+  if (everyDemand(days, (day, account, n) => n === 0 || keys.has(demandKey(day, account)))) return [visits, []];
   const among: Visit[] = [];
   const others: Visit[] = [];
   for (const visit of visits) (keys.has(demandOf(visit)) ? among : others).push(visit);
