@@ -26,6 +26,7 @@ import { sql } from 'kysely';
 import type { VisitClass } from '../src/analytics/ports.js';
 import { VisitRecorder } from '../src/analytics/recorder.js';
 import { KyselyRecordingStore } from '../src/analytics/store/recording-store.js';
+import { KyselyVisitAllowance } from '../src/billing/visit-allowance.js';
 import { openDatabase } from '../src/platform/database/database.js';
 import { PG_ADMIN, postgresUrl } from './postgres.js';
 import { seedLinks } from './redirect/seed.js';
@@ -82,7 +83,7 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
   const links = (await database.db.selectFrom('links').select(['id', 'account_id']).execute()).map((l) => ({ id: l.id, accountId: l.account_id }));
   let clock = Date.now();
   const recorder = new VisitRecorder({
-    store: new KyselyRecordingStore(database),
+    store: new KyselyRecordingStore(database, new KyselyVisitAllowance(database)),
     // The flush's clock, which a phase sets: a day's flushes are hours apart in a few seconds.
     now: () => clock,
     limits: { freeVisitsPerMonth: 1e12, trackingDailyLimit: 1e12, trackingDailyBotLimit: 1e12 },
@@ -147,7 +148,7 @@ async function run(label: string, url: string, sqliteFile?: string): Promise<voi
   // The compaction: first what a day of flushes hours apart left (every writer's but the last), then,
   // the instance having left its writer at its next hour's heartbeat, that writer's row of each link.
   const compaction = async (what: string) => {
-    const store = new KyselyRecordingStore(database);
+    const store = new KyselyRecordingStore(database, new KyselyVisitAllowance(database));
     const rows = async () =>
       Number(
         (

@@ -204,15 +204,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     log: app.log,
     checkDestination: safety.checkDestination,
   });
+  const billing = await setUpBilling(app, { config, database, credits, idempotency, networkSecret, now });
   const analytics = setUpAnalytics(app, {
     config,
     database,
     links: links.service,
+    allowance: billing.visitAllowance,
     now,
     onActivity: metrics?.recordingActivity,
     networkSecret,
   });
-  const billing = await setUpBilling(app, { config, database, credits, idempotency, recording: analytics.recording, networkSecret, now });
   const services: Services = { links: links.service, billing: billing.service, render: links.render };
   const qr = setUpQr(app, { database, links: links.service, render: links.render, now });
 

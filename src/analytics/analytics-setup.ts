@@ -4,6 +4,7 @@ import type { Database } from '../platform/database/database.js';
 import type { Clock } from '../platform/time.js';
 import type { LinkService } from '../links/link-service.js';
 import type { VisitSink } from '../links/fast-redirect.js';
+import type { VisitAllowance } from '../billing/ports.js';
 import { VisitClassifier } from './classify.js';
 import { countryOf } from './country.js';
 import { VisitRecorder, type RecordingActivity } from './recorder.js';
@@ -24,6 +25,8 @@ export interface AnalyticsDeps {
   config: Config;
   database: Database;
   links: LinkService;
+  /** Billing's allowance of each account's visits. */
+  allowance: VisitAllowance;
   now: Clock;
   onActivity?: (activity: RecordingActivity) => void;
   /** The deployment's secret, from which each UTC day's salt of unique visitors is derived (visitors.ts). */
@@ -34,13 +37,13 @@ export interface AnalyticsDeps {
  * Visit recording and stats. `visits` is the redirect's sink: it classifies the visit, works out the
  * country and the visitor's code, and hands the visit to the recorder, which flushes about once a
  * second from now on (its timer); the app's onClose runs the final flush before src/server.ts closes
- * the database. `routes` are the stats endpoints, `recording` what billing reads of an account's month.
+ * the database. `routes` are the stats endpoints.
  */
 export function setUpAnalytics(app: FastifyInstance, deps: AnalyticsDeps) {
   const { config, database, now } = deps;
   const settings = config.analytics;
   const recorder = new VisitRecorder({
-    store: new KyselyRecordingStore(database),
+    store: new KyselyRecordingStore(database, deps.allowance),
     now,
     limits: config.limits,
     flushIntervalMs: settings.flushIntervalMs,
@@ -52,7 +55,7 @@ export function setUpAnalytics(app: FastifyInstance, deps: AnalyticsDeps) {
   recorder.start();
   app.decorate('visitRecorder', recorder);
   app.addHook('onClose', async () => recorder.stop());
-  const statsStore = new KyselyStatsStore(database, config.limits.freeVisitsPerMonth);
+  const statsStore = new KyselyStatsStore(database);
   const classifier = new VisitClassifier();
   const codes = new VisitorCodes(deps.networkSecret);
   const country = countryOf(settings.countryHeader);
@@ -72,5 +75,5 @@ export function setUpAnalytics(app: FastifyInstance, deps: AnalyticsDeps) {
   };
   const stats = new StatsService({ links: deps.links, store: statsStore, now });
   const routes = (api: FastifyInstance) => api.register(statsRoutes, { stats });
-  return { visits, routes, stats, recording: statsStore };
+  return { visits, routes, stats };
 }

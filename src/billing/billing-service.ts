@@ -4,7 +4,7 @@ import type { Limits } from '../platform/config.js';
 import { RuleError } from '../platform/errors.js';
 import type { IdempotencyGuard } from '../platform/idempotency/idempotency-guard.js';
 import { networkHash } from '../platform/network.js';
-import type { CreditStore, PackRecord, PackStore, RecordingUsage, UsageStore } from './ports.js';
+import type { CreditStore, PackRecord, PackStore, UsageStore } from './ports.js';
 import { requireAccount, spendingKey, type AccountCaller, type Principal } from '../platform/auth/principal.js';
 import { withReservation } from './spending.js';
 import { nextUtcMonthStart, utcDay, utcMonth, utcMonthStart, type Clock } from '../platform/time.js';
@@ -17,7 +17,6 @@ export interface BillingServiceDeps {
   credits: CreditStore;
   packs: PackStore;
   usage: UsageStore;
-  recording: RecordingUsage;
   idempotency: IdempotencyGuard;
   limits: Limits;
   networkSecret: string;
@@ -106,20 +105,21 @@ export class BillingService {
     const caller = requireAccount(principal, 'links:read');
     const now = this.deps.now();
     const month = utcMonth(now);
-    const [state, linkCounts, recording] = await Promise.all([
+    const [state, linkCounts, visits] = await Promise.all([
       this.spendingState(caller),
       this.deps.usage.linkCounts(caller.accountId, utcMonthStart(now)),
-      this.deps.recording.accountRecording(caller.accountId, month),
+      this.deps.usage.visitMonth(caller.accountId, month),
     ]);
+    const freeLeft = Math.max(0, this.deps.limits.freeVisitsPerMonth - visits.freeUsed);
     return {
       month,
       resetAt: nextUtcMonthStart(now),
       links: { createdThisMonth: linkCounts.since, freeLeft: state.freeLinks, total: linkCounts.total },
       visits: {
-        recordedThisMonth: recording.recordedThisMonth,
-        allowanceLeft: recording.freeLeft + recording.packsLeft,
-        freeLeft: recording.freeLeft,
-        packsLeft: recording.packsLeft,
+        recordedThisMonth: visits.recorded,
+        allowanceLeft: freeLeft + visits.packsLeft,
+        freeLeft,
+        packsLeft: visits.packsLeft,
       },
       purchasedBalance: state.purchasedAvailable,
       keyBudget: caller.key?.budget ?? null,

@@ -7,8 +7,8 @@ import { BillingService, PackService } from './billing-service.js';
 import { KyselyCreditHistory } from './credit-history.js';
 import type { KyselyCreditStore } from './credit-store.js';
 import { KyselyPackStore } from './pack-store.js';
-import type { RecordingUsage } from './ports.js';
 import { KyselyUsageStore } from './usage-store.js';
+import { KyselyVisitAllowance } from './visit-allowance.js';
 
 export interface BillingDeps {
   config: Config;
@@ -16,15 +16,13 @@ export interface BillingDeps {
   /** Shared with links, whose extra links reserve their price in it. */
   credits: KyselyCreditStore;
   idempotency: IdempotencyGuard;
-  /** Analytics' account of the visits recorded this month. */
-  recording: RecordingUsage;
   networkSecret: string;
   now: Clock;
 }
 
 /**
  * Billing: usage, quotes and capacity packs for the API; packs and the credit history for the
- * website. Reservations a crashed request left behind are released once they expire, at start and
+ * website; the visit allowance that visit recording takes from. Reservations a crashed request left behind are released once they expire, at start and
  * every 15 s.
  */
 export async function setUpBilling(app: FastifyInstance, deps: BillingDeps) {
@@ -34,7 +32,6 @@ export async function setUpBilling(app: FastifyInstance, deps: BillingDeps) {
     credits,
     packs: packStore,
     usage: new KyselyUsageStore(database.db),
-    recording: deps.recording,
     idempotency: deps.idempotency,
     limits: config.limits,
     networkSecret: deps.networkSecret,
@@ -44,5 +41,10 @@ export async function setUpBilling(app: FastifyInstance, deps: BillingDeps) {
   const release = setInterval(() => void credits.releaseExpired(now()).catch(() => {}), 15_000);
   release.unref();
   app.addHook('onClose', async () => clearInterval(release));
-  return { service, packs: new PackService({ packs: packStore, now }), history: new KyselyCreditHistory(database.db) };
+  return {
+    service,
+    packs: new PackService({ packs: packStore, now }),
+    history: new KyselyCreditHistory(database.db),
+    visitAllowance: new KyselyVisitAllowance(database),
+  };
 }

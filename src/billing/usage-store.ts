@@ -25,4 +25,17 @@ export class KyselyUsageStore implements UsageStore {
       .executeTakeFirst();
     return row?.links_created ?? 0;
   }
+
+  async visitMonth(accountId: string, month: string): Promise<{ recorded: number; freeUsed: number; packsLeft: number }> {
+    const [row, packs] = await Promise.all([
+      this.db.selectFrom('visit_months').select(['recorded', 'free_used']).where('account_id', '=', accountId).where('month', '=', month).executeTakeFirst(),
+      this.db
+        .selectFrom('capacity_packs')
+        .select(sql<number>`coalesce(sum(visits - visits_used), 0)`.as('left'))
+        .where('account_id', '=', accountId)
+        .where('status', '=', 'active')
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { recorded: Number(row?.recorded ?? 0), freeUsed: Number(row?.free_used ?? 0), packsLeft: Number(packs.left) };
+  }
 }

@@ -3,13 +3,11 @@ import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase, type Database } from '../../src/platform/database/database.js';
 import { FlushUnanswered, type Visit } from '../../src/analytics/ports.js';
-import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
-import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { freshDatabase, postgresSkip, type TestDatabase } from '../helpers/databases.js';
 import { CommitCutter, PostgresCutter, type CommitCut } from '../helpers/faults.js';
 import { Harness } from '../helpers/harness.js';
 import { until } from '../helpers/load.js';
-import { linkWithKey, stats, storedCounts, visit } from '../helpers/analytics.js';
+import { linkWithKey, recordingOf, recordingStore, stats, storedCounts, visit } from '../helpers/analytics.js';
 
 /**
  * PostgreSQL only: a connection that drops at a flush's COMMIT leaves the instance not knowing whether
@@ -47,7 +45,7 @@ describe('a flush whose connection drops at its COMMIT (postgres)', { skip: post
       gaps: body.gaps.length,
       linkVisits: (await h.request('GET', `/links/${link.id}`, { key: link.key })).body.visits,
       storedCountries: stored.filter((row) => row.dimension === 'country').map((row) => row.n[0]),
-      recordedThisMonth: (await new KyselyStatsStore(direct, 5).accountRecording(link.accountId, month)).recordedThisMonth,
+      recordedThisMonth: (await recordingOf(direct, link.accountId, month, 5)).recordedThisMonth,
     };
   }
 
@@ -121,7 +119,7 @@ describe('a flush whose connection drops at its COMMIT (postgres)', { skip: post
     // Another instance hears nothing from this one for a minute, and reaps it, before (as a rule) this one asks.
     const reaped = async () => {
       h.clock.advance(60_000);
-      assert.equal(await new KyselyRecordingStore(direct).reapSilent(h.clock.now(), h.clock.now(), 'another instance'), 1);
+      assert.equal(await recordingStore(direct).reapSilent(h.clock.now(), h.clock.now(), 'another instance'), 1);
     };
     await cutFlush(link, 2, 'after');
     await reaped();
@@ -136,7 +134,7 @@ describe('a flush whose connection drops at its COMMIT (postgres)', { skip: post
 
   test('the store writes nothing more until told whether it took', async () => {
     const link = await linkWithKey(h);
-    const store = new KyselyRecordingStore(relayed);
+    const store = recordingStore(relayed);
     const visit: Visit = {
       link: { id: link.id, accountId: link.accountId },
       time: h.clock.now(),

@@ -3,11 +3,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
 import { COMPACTED, dayNumber } from '../../src/analytics/counts.js';
-import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { instanceRow, stats, UA, visit } from '../helpers/analytics.js';
+import { instanceRow, recordingStore, stats, UA, visit } from '../helpers/analytics.js';
 
 /**
  * The compaction (src/analytics/store/compaction.ts): a closed day becomes one row with a summary, and
@@ -110,7 +109,7 @@ eachDatabase('compaction', (kind) => {
       JSON.stringify(sums),
     );
     // A window's closed days are read as summaries, their breakdowns from blocks.
-    const window = await new KyselyStatsStore(h.database, 0).linkWindow(link.id, '2026-11-06', '2026-11-15');
+    const window = await new KyselyStatsStore(h.database).linkWindow(link.id, '2026-11-06', '2026-11-15');
     assert.ok(window.blocks.length > 0 && window.blocks.length < 6, `${window.blocks.length} blocks`);
     assert.equal(window.days.length, 7);
     assert.deepEqual(await answers(), before);
@@ -189,7 +188,7 @@ eachDatabase('compaction', (kind) => {
     };
     const before = await read();
     await h.app.visitRecorder.compact();
-    const window = await new KyselyStatsStore(h.database, 0).linkWindow(season.id, '2026-08-17', '2026-11-15');
+    const window = await new KyselyStatsStore(h.database).linkWindow(season.id, '2026-08-17', '2026-11-15');
     const levels = window.blocks.map((block) => Number(block.stamp.split('\t')[2]));
     assert.ok(levels.some((level) => level >= 4) && window.blocks.length <= 6, `blocks of levels ${levels.join(', ')}`);
     const starts = await h.database.db.selectFrom('visit_sums').select(['level', 'start']).where('link_id', '=', season.id).where('level', '>=', 1).execute();
@@ -215,7 +214,7 @@ eachDatabase('compaction', (kind) => {
     h.clock.ms = Date.parse('2026-11-15T12:00:00Z');
     await h.app.visitRecorder.flush();
     // 24 rows a day: four days make 96, a fifth would make 120.
-    assert.equal(await new KyselyRecordingStore(h.database).compact(true), 4);
+    assert.equal(await recordingStore(h.database).compact(true), 4);
     await h.app.visitRecorder.compact();
     for (const day of days) assert.deepEqual(await rowsOf(day), [{ writer: COMPACTED }], day);
     const stats = JSON.parse((await h.request('GET', `/links/${created.body.id}/stats?days=60`, { key })).text);
@@ -251,7 +250,7 @@ eachDatabase('compaction', (kind) => {
       (await h.database.db.selectFrom('visit_tallies').select('writer').where('link_id', '=', created.body.id).where('day', '=', day).execute()).map(
         (r) => r.writer,
       );
-    assert.equal(await new KyselyRecordingStore(h.database).compact(true), 1);
+    assert.equal(await recordingStore(h.database).compact(true), 1);
     assert.deepEqual([await writers('2026-09-01'), await writers('2026-09-02')], [[COMPACTED], ['w0']], 'the 1st compacted, the 2nd not yet');
     await h.app.visitRecorder.compact();
     const stats = JSON.parse((await h.request('GET', `/links/${created.body.id}/stats?days=90`, { key })).text);
@@ -358,7 +357,7 @@ eachDatabase('compaction', (kind) => {
           return result;
         },
       };
-      const store = new KyselyStatsStore({ ...solo.database, db: solo.database.reads.withPlugin(overtaking) }, 0);
+      const store = new KyselyStatsStore({ ...solo.database, db: solo.database.reads.withPlugin(overtaking) });
       const total = async () => {
         const [day] = (await store.linkDays([created.body.id], '2026-11-15', '2026-11-15')).get(created.body.id)!;
         return day!.quarters.reduce((n, count) => n + count, 0);
@@ -418,7 +417,7 @@ eachDatabase('compaction', (kind) => {
           return result;
         },
       };
-      assert.equal(await new KyselyRecordingStore({ ...solo.database, db: solo.database.db.withPlugin(starting) }).compact(true), 0);
+      assert.equal(await recordingStore({ ...solo.database, db: solo.database.db.withPlugin(starting) }).compact(true), 0);
       assert.deepEqual(await rows(), ['*1', 'writer', 'writer']);
       await solo.database.db.deleteFrom('recorder_instances').where('id', '=', old).execute();
       await solo.app.visitRecorder.compact();

@@ -4,9 +4,8 @@ import { sql } from 'kysely';
 import { postgresSkip } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
 import { until } from '../helpers/load.js';
-import { linkWithKey, stats, storedCounts, visit } from '../helpers/analytics.js';
+import { linkWithKey, recordingStore, stats, storedCounts, visit } from '../helpers/analytics.js';
 import type { FlushBatch, Visit } from '../../src/analytics/ports.js';
-import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
 
 /**
  * PostgreSQL only: there another connection can hold the day's row, as another instance's flush does,
@@ -94,7 +93,7 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
     const links = [await linkWithKey(h), await linkWithKey(h)].sort((l, m) => (l.accountId < m.accountId ? -1 : 1));
     const [a, b] = [links[0]!, links[1]!];
     // Two instances' stores, flushed by hand.
-    const [x, y] = [new KyselyRecordingStore(h.database), new KyselyRecordingStore(h.database)];
+    const [x, y] = [recordingStore(h.database), recordingStore(h.database)];
     // The month's rows exist: only their locks are at stake.
     await x.flush(batch('x', [visitOf(a, '2026-11-09T12:00:00Z'), visitOf(b, '2026-11-09T12:00:00Z')]));
     // Another connection holds a's month row; y (12 November: a, then b) waits for it first, then x
@@ -138,7 +137,7 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
 
   test("with room for its visits, a flush writes its counts before it waits for the day's row", { timeout: 30_000 }, async () => {
     const link = await linkWithKey(h);
-    const x = new KyselyRecordingStore(h.database);
+    const x = recordingStore(h.database);
     const release = await holdDayRow();
     let flushing: Promise<Visit[]> | undefined;
     try {
@@ -159,7 +158,7 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
 
   test('a flush whose room another takes while it waits is made again after its grants, and records what the ceiling leaves', { timeout: 30_000 }, async () => {
     const link = await linkWithKey(h);
-    const x = new KyselyRecordingStore(h.database);
+    const x = recordingStore(h.database);
     const visits = Array.from({ length: 6 }, (_, i) => visitOf(link, `2026-11-16T08:0${i}:00Z`));
     // The day's ceiling of 10 has room for the 6 visits as x first reads it; another flush then takes 7 of it.
     let release!: () => void;
@@ -207,7 +206,7 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
 
   test('a flush of visits that were only dropped writes their gap', async () => {
     const link = await linkWithKey(h);
-    const x = new KyselyRecordingStore(h.database);
+    const x = recordingStore(h.database);
     const dropped = { linkId: link.id, reason: 'recording_unavailable' as const, count: 2, from: now - 1000, to: now };
     assert.deepEqual(await x.flush({ ...batch('dropped', []), dropped: [dropped] }), []);
     const gaps = await h.database.db.selectFrom('visit_gaps').select('reason').where('link_id', '=', link.id).execute();
@@ -226,7 +225,7 @@ describe('a flush waiting for another instance (postgres)', { skip: postgresSkip
       await sql`insert into visit_months (account_id, month, recorded, free_used, last_grant) values (${over.accountId}, '2026-11', 100, 100, 0)`.execute(
         h.database.db,
       );
-      const x = new KyselyRecordingStore(h.database);
+      const x = recordingStore(h.database);
       const release = await holdDayRow();
       let flushing: Promise<Visit[]> | undefined;
       try {

@@ -4,11 +4,11 @@ import { sql } from 'kysely';
 import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { BUSY_SPACING, MAX_CYCLE_MS, VisitRecorder } from '../../src/analytics/recorder.js';
-import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
 import type { Visit } from '../../src/analytics/ports.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { instanceRow, linkWithKey, stats, storedCounts, visit } from '../helpers/analytics.js';
+import type { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
+import { instanceRow, linkWithKey, recordingStore, stats, storedCounts, visit } from '../helpers/analytics.js';
 import { until } from '../helpers/load.js';
 
 const DAY = 86_400_000;
@@ -114,7 +114,7 @@ eachDatabase('the flush', (kind) => {
 
   test('a flush that fails keeps its visits, and its retry counts each of them once', async () => {
     const link = await linkWithKey(h);
-    const store = new KyselyRecordingStore(h.database);
+    const store = recordingStore(h.database);
     let failures = 1;
     const failing = {
       ...store,
@@ -131,7 +131,7 @@ eachDatabase('the flush', (kind) => {
 
   test('a flush that fails after adding to its tallies writes from then on as a new writer: no visit counted twice or lost', async () => {
     const link = await linkWithKey(h);
-    const recorder = recorderOn(new KyselyRecordingStore(h.database));
+    const recorder = recorderOn(recordingStore(h.database));
     const db = h.database.db;
     // The database refuses tally rows, so the flush fails after the visits went into the tallies.
     const refuse = async () => {
@@ -178,7 +178,7 @@ eachDatabase('the flush', (kind) => {
    */
   const busyFlushes = async (delayMs: number, flushes: number): Promise<[number, number][]> => {
     const link = await linkWithKey(h);
-    const store = new KyselyRecordingStore(h.database);
+    const store = recordingStore(h.database);
     const spans: [number, number][] = [];
     const busy = () => {
       for (let i = 0; i < 5000; i++) recorder.record(visitTo(link, 'DE', i));
@@ -230,7 +230,7 @@ eachDatabase('reaping dead instances', (kind) => {
     let clock = Date.UTC(2026, 10, 15, 12);
     const errors: unknown[] = [];
     const recorder = new VisitRecorder({
-      store: new KyselyRecordingStore(db),
+      store: recordingStore(db),
       now: () => clock,
       limits: LIMITS,
       flushIntervalMs: 10,

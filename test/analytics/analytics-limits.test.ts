@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
-import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
 import { addGaps } from '../../src/analytics/store/visit-gaps.js';
-import { grantAccounts, lockMonthRows } from '../../src/analytics/store/visit-allowance.js';
+import { KyselyVisitAllowance } from '../../src/billing/visit-allowance.js';
 import { eachDatabase, type DatabaseKind } from '../helpers/databases.js';
 import { Harness } from '../helpers/harness.js';
-import { linkWithKey, stats, visit } from '../helpers/analytics.js';
+import { linkWithKey, recordingOf, stats, visit } from '../helpers/analytics.js';
 
 const DAY = 86_400_000;
 const ENV = { FREE_VISITS_PER_MONTH: '5', TRACKING_DAILY_LIMIT: '12', TRACKING_DAILY_BOT_LIMIT: '4', COUNTRY_HEADER: 'CF-IPCountry' };
@@ -72,7 +71,7 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     assert.equal(later.total, 1);
     assert.equal(later.gaps.length, 1, 'a refusal soon after extends the same gap');
     assert.equal(later.gaps[0].to, h.clock.now());
-    const usage = await new KyselyStatsStore(h.database, 5).accountRecording(link.accountId, '2026-11');
+    const usage = await recordingOf(h.database, link.accountId, '2026-11', 5);
     assert.deepEqual(usage, { recordedThisMonth: 5, freeLeft: 0, packsLeft: 0 });
   });
 
@@ -124,7 +123,7 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     const used = Object.fromEntries(packs.map((p) => [p.id, Number(p.visits_used)]));
     assert.equal(used[older.id], 7);
     assert.equal(used[newer.id], 0);
-    const usage = await new KyselyStatsStore(h.database, 5).accountRecording(link.accountId, '2026-11');
+    const usage = await recordingOf(h.database, link.accountId, '2026-11', 5);
     assert.deepEqual(usage, { recordedThisMonth: 12, freeLeft: 0, packsLeft: 20_000 - 7 });
   });
 
@@ -196,7 +195,7 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
     const third = await gapsOf();
     assert.equal(third.length, 13, 'a refusal two hours later starts a new gap');
     assert.equal(third.filter((g) => g.link_id === links[0]!.id).length, 2);
-    assert.deepEqual(await new KyselyStatsStore(h.database, 5).accountRecording(accountId, new Date(h.clock.now()).toISOString().slice(0, 7)), {
+    assert.deepEqual(await recordingOf(h.database, accountId, new Date(h.clock.now()).toISOString().slice(0, 7), 5), {
       recordedThisMonth: 5,
       freeLeft: 0,
       packsLeft: 0,
@@ -245,7 +244,7 @@ eachDatabase('recording allowance and daily ceiling', (kind) => {
 });
 
 eachDatabase('allowances of many accounts in one flush', (kind) => {
-  // A ceiling that does not bind: every account is offered all its visits at once (visit-allowance.ts, grantAccounts).
+  // A ceiling that does not bind: every account is offered all its visits at once (billing/visit-allowance.ts, grant).
   const env = { FREE_VISITS_PER_MONTH: '5', TRACKING_DAILY_LIMIT: '100000' };
   let h: Harness;
   before(async () => {
@@ -254,7 +253,7 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
   after(async () => h.close());
   beforeEach(() => h.clock.advance(DAY));
 
-  const recording = (accountId: string) => new KyselyStatsStore(h.database, 5).accountRecording(accountId, new Date(h.clock.now()).toISOString().slice(0, 7));
+  const recording = (accountId: string) => recordingOf(h.database, accountId, new Date(h.clock.now()).toISOString().slice(0, 7), 5);
 
   test('each account gets exactly its own free visits and packs, new month rows included', async () => {
     const links: Awaited<ReturnType<typeof linkWithKey>>[] = [];
@@ -322,8 +321,12 @@ eachDatabase('allowances of many accounts in one flush', (kind) => {
     ].sort(([a], [b]) => (a! < b! ? -1 : 1)) as [string, number][];
     const granted = await h.database.db.transaction().execute(async (tx) => {
       // The month rows a flush of one day of the month with these accounts' visits makes and locks.
-      await lockMonthRows(tx, h.database.dialect, new Map([[`${month}-15`, { accounts: new Map(wants), bots: 0 }]]));
-      return grantAccounts(tx, h.database.dialect, month, wants, 5);
+      const allowance = new KyselyVisitAllowance(h.database);
+      await allowance.lockMonths(
+        tx,
+        wants.map(([accountId, visits]) => ({ month, accountId, visits })),
+      );
+      return allowance.grant(tx, month, wants, 5);
     });
     assert.deepEqual(Object.fromEntries(granted), { [withPack.accountId]: 8, [without.accountId]: 5 });
     assert.deepEqual(await recording(withPack.accountId), { recordedThisMonth: 8, freeLeft: 0, packsLeft: 7 });
@@ -359,7 +362,7 @@ eachDatabase('bots and the monthly allowance', (kind) => {
     assert.equal(body.daily.at(-1).bots, 10);
     assert.deepEqual(body.gaps, []);
     assert.equal((await stats(h, link.id, key, '?bots=exclude')).total, 10);
-    const usage = await new KyselyStatsStore(h.database, 15).accountRecording(accountId, '2026-11');
+    const usage = await recordingOf(h.database, accountId, '2026-11', 15);
     assert.equal(usage.recordedThisMonth, 10, 'only the people are charged');
   });
 });

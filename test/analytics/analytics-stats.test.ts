@@ -3,8 +3,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { eachDatabase } from '../helpers/databases.js';
 import { ALL_SCOPES, Harness } from '../helpers/harness.js';
-import { linkWithKey, stats, visit } from '../helpers/analytics.js';
-import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
+import { linkWithKey, recordingStore, stats, visit } from '../helpers/analytics.js';
 import type { Visit } from '../../src/analytics/ports.js';
 import { utcDay } from '../../src/platform/time.js';
 
@@ -203,7 +202,7 @@ eachDatabase('stats of earlier days', (kind) => {
     const read = async () => (await stats(h, link.id, link.key, '?days=7')).daily.find((d: { date: string }) => d.date === utcDay(day));
     assert.equal((await read()).total, 1);
     // Another instance, a writer of its own, flushes late visits of that day (it was busy or cut off).
-    const other = new KyselyRecordingStore(h.database);
+    const other = recordingStore(h.database);
     const late = (n: number): Visit[] =>
       Array.from({ length: n }, (_, i) => ({
         link: { id: link.id, accountId: link.accountId },

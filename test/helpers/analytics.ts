@@ -1,5 +1,8 @@
 import { DIMENSIONS } from '../../src/analytics/counts.js';
 import { KyselyStatsStore } from '../../src/analytics/store/stats-store.js';
+import { KyselyRecordingStore } from '../../src/analytics/store/recording-store.js';
+import { KyselyUsageStore } from '../../src/billing/usage-store.js';
+import { KyselyVisitAllowance } from '../../src/billing/visit-allowance.js';
 import type { LinkDay } from '../../src/analytics/ports.js';
 import type { Database } from '../../src/platform/database/database.js';
 import type { Harness } from './harness.js';
@@ -11,6 +14,15 @@ export const UA = {
   windows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
   googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
 };
+
+/** The recording store as the app builds it, on `database`, taking from billing's allowance there. */
+export const recordingStore = (database: Database) => new KyselyRecordingStore(database, new KyselyVisitAllowance(database));
+
+/** An account's recorded visits of a month as the usage endpoint reports them, with `free` visits a month. */
+export async function recordingOf(database: Database, accountId: string, month: string, free: number) {
+  const visits = await new KyselyUsageStore(database.db).visitMonth(accountId, month);
+  return { recordedThisMonth: visits.recorded, freeLeft: Math.max(0, free - visits.freeUsed), packsLeft: visits.packsLeft };
+}
 
 /** A fresh account with one active link; returns what a test needs to drive and read it. */
 export async function linkWithKey(h: Harness, env: { title?: string } = {}) {
@@ -47,7 +59,7 @@ export const flatRows = (list: readonly (string | number)[]) =>
 
 /** A link's stored counts of its UTC days [fromDay, toDay], every writer's added up, as rows: one per day, dimension and value. */
 export async function storedCounts(database: Database, linkId: string, fromDay = '2000-01-01', toDay = '2100-01-01') {
-  const days = (await new KyselyStatsStore(database, 0).linkDays([linkId], fromDay, toDay)).get(linkId)!;
+  const days = (await new KyselyStatsStore(database).linkDays([linkId], fromDay, toDay)).get(linkId)!;
   return days.flatMap((day) => [
     ...quarterRows(day).map((row) => ({ day: day.day, dimension: 'time', ...row })),
     ...DIMENSIONS.flatMap((dimension, d) => flatRows(day.counts[d]!).map(([value, ...n]) => ({ day: day.day, dimension, value, n }))),

@@ -148,7 +148,7 @@ eachDatabase('migrations from the one before: tallies', (kind) => {
     const referrers = await storedCounts(database, 'link-2', '2026-01-01', '2026-01-31');
     assert.equal(referrers.length, many.length, 'every count of the six days, across the reads');
     // Each sketch in its column (a bit each: /s/, /q/, bots through /s/, bots through /q/), and of a day without counts too.
-    const store = new KyselyStatsStore(database, 1000);
+    const store = new KyselyStatsStore(database);
     const visitorsOf = async (link: string, day: string) => {
       const [read] = (await store.linkDays([link], day, day)).get(link)!;
       return [1, 2, 4, 8].map((mask) => read!.visitors(mask));

@@ -7,7 +7,8 @@ import { FlushUnanswered, type FlushBatch, type GapReason, type RecordingLimits,
 import type { DB } from '../../platform/database/schema.js';
 import { compactSome } from './compaction.js';
 import { addGaps, reapSilentInstances } from './visit-gaps.js';
-import { demandsWithRoom, grantAccounts, grantDay, lockDay, lockMonthRows, returnDay } from './visit-allowance.js';
+import { demandsWithRoom, grantDay, lockDay, monthsAsked, returnDay } from './daily-ceiling.js';
+import type { VisitAllowance } from '../../billing/ports.js';
 
 /** A flush's grants fell short of visits whose tallies it wrote before them (another flush took the room). */
 class RoomTaken extends Error {}
@@ -45,7 +46,11 @@ export class KyselyRecordingStore implements RecordingStore {
   /** The flush whose COMMIT went unanswered, until settled. */
   private unanswered: number | undefined;
 
-  constructor(database: Database) {
+  /** `allowance`: billing's, which people's visits of an account take from. */
+  constructor(
+    database: Database,
+    private readonly allowance: VisitAllowance,
+  ) {
     this.db = database.db;
     this.dialect = database.dialect;
   }
@@ -67,7 +72,7 @@ export class KyselyRecordingStore implements RecordingStore {
     await inSlices(batch.visits, (slice) => addDemand(asked, slice));
     const days = inLockOrder(asked);
     try {
-      return await this.transaction(batch, days, await demandsWithRoom(this.db, this.dialect, days, batch.limits));
+      return await this.transaction(batch, days, await demandsWithRoom(this.db, this.allowance, days, batch.limits));
     } catch (error) {
       if (error instanceof FlushUnanswered) throw error;
       // The tallies now hold visits their rows may not: from here on they are written as a new writer's.
@@ -122,7 +127,7 @@ export class KyselyRecordingStore implements RecordingStore {
         await tx.deleteFrom('recorder_flushes').where('instance_id', '=', batch.instanceId).where('flush', '<', flush).execute();
         const touchedFirst = await this.writeTallies(tx, first);
         for (const day of days.keys()) await lockDay(tx, day);
-        await lockMonthRows(tx, this.dialect, days);
+        await this.allowance.lockMonths(tx, monthsAsked(days));
         const grants = new Map<string, DayGrant>();
         for (const [day, want] of days) grants.set(day, await this.grant(tx, day, want, batch.limits));
         const all = grantsAll(days, grants);
@@ -212,7 +217,7 @@ export class KyselyRecordingStore implements RecordingStore {
         left -= offer;
       }
       const charged = [...offers].filter(([account]) => account !== TRIAL_GROUP);
-      const got = await grantAccounts(tx, this.dialect, day.slice(0, 7), charged, limits.freeVisitsPerMonth);
+      const got = await this.allowance.grant(tx, day.slice(0, 7), charged, limits.freeVisitsPerMonth);
       for (const [account, offer] of offers) {
         const granted = account === TRIAL_GROUP ? offer : (got.get(account) ?? 0);
         grant.accounts.set(account, (grant.accounts.get(account) ?? 0) + granted);

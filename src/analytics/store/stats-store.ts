@@ -33,7 +33,7 @@ function stampsOf(rows: readonly RowKey[]): Map<string, string> {
 const KEPT_BYTES = 64 * 1024 * 1024;
 
 /**
- * Reads of the counts, sketches and gaps (there are no raw visits), and of recording allowances. A
+ * Reads of the counts, sketches and gaps (there are no raw visits). A
  * link's day, added up from its writers' rows (DayTotals), is kept with the writers and versions it
  * was added up from: a read asks for the keys and versions of the window's rows, and reads whole only
  * the days whose rows changed since (today's, on a link with visits), or that it does not hold.
@@ -45,10 +45,7 @@ export class KyselyStatsStore implements StatsStore {
     sizeCalculation: (kept) => kept.bytes,
   });
 
-  constructor(
-    database: Database,
-    private readonly freeVisitsPerMonth: number,
-  ) {
+  constructor(database: Database) {
     this.db = database.db;
   }
 
@@ -331,20 +328,5 @@ export class KyselyStatsStore implements StatsStore {
       .select((eb) => eb.fn.min<number>('flushed_to').as('at'))
       .executeTakeFirst();
     return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
-  }
-
-  /** For the usage endpoint: visits recorded this UTC month, free visits left, unused pack visits. */
-  async accountRecording(accountId: string, month: string): Promise<{ recordedThisMonth: number; freeLeft: number; packsLeft: number }> {
-    const [row, packs] = await Promise.all([
-      this.db.selectFrom('visit_months').select(['recorded', 'free_used']).where('account_id', '=', accountId).where('month', '=', month).executeTakeFirst(),
-      this.db
-        .selectFrom('capacity_packs')
-        .select(sql<number>`coalesce(sum(visits - visits_used), 0)`.as('left'))
-        .where('account_id', '=', accountId)
-        .where('status', '=', 'active')
-        .executeTakeFirstOrThrow(),
-    ]);
-    const freeLeft = Math.max(0, this.freeVisitsPerMonth - Number(row?.free_used ?? 0));
-    return { recordedThisMonth: Number(row?.recorded ?? 0), freeLeft, packsLeft: Number(packs.left) };
   }
 }

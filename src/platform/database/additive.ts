@@ -79,3 +79,10 @@ export async function holdNamedLock(tx: QueryExecutorProvider, dialect: Dialect,
   const { rows } = await sql<{ held: boolean }>`select pg_try_advisory_xact_lock(hashtext(${name})) as held`.execute(tx);
   return rows[0]!.held;
 }
+
+/**
+ * `column + n`, capped at `limit` and never lowered. Every SET expression of an UPDATE sees the old
+ * row, so `last_grant = capped - column` is what the statement granted: no read-modify-write (ADR 0049).
+ */
+export const capped = (column: string, n: number | RawBuilder<number>, limit: number) =>
+  sql<number>`case when ${sql.ref(column)} >= ${limit} then ${sql.ref(column)} when ${sql.ref(column)} + ${n} > ${limit} then ${limit} else ${sql.ref(column)} + ${n} end`;
