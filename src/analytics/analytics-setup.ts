@@ -25,7 +25,6 @@ export interface AnalyticsDeps {
   config: Config;
   database: Database;
   links: LinkService;
-  /** Billing's allowance of each account's visits. */
   allowance: VisitAllowance;
   now: Clock;
   onActivity?: (activity: RecordingActivity) => void;
@@ -33,12 +32,7 @@ export interface AnalyticsDeps {
   networkSecret: string;
 }
 
-/**
- * Visit recording and stats. `visits` is the redirect's sink: it classifies the visit, works out the
- * country and the visitor's code, and hands the visit to the recorder, which flushes about once a
- * second from now on (its timer); the app's onClose runs the final flush before src/server.ts closes
- * the database. `routes` are the stats endpoints.
- */
+/** `visits` is the redirect's sink. The app's onClose runs the recorder's final flush before src/server.ts closes the database. */
 export function setUpAnalytics(app: FastifyInstance, deps: AnalyticsDeps) {
   const { config, database, now } = deps;
   const settings = config.analytics;

@@ -8,10 +8,7 @@ import type { DeviceClass, VisitClass } from './ports.js';
 const MAX_UA = 512;
 const MAX_HOST = 253;
 
-/**
- * Classifies user agents and normalises referrers for the redirect hot path. Parsing a user agent costs
- * tens of microseconds, a cache hit well under one, and real traffic repeats a few thousand strings.
- */
+/** Cached for the redirect hot path: parsing a user agent takes tens of microseconds, a hit under one, and traffic repeats a few thousand strings. */
 export class VisitClassifier {
   private readonly agents = new ResettingCache<VisitClass>(20_000);
   private readonly referrers = new ResettingCache<string>(20_000);
@@ -38,16 +35,12 @@ export class VisitClassifier {
   }
 }
 
-/**
- * Link-preview fetchers of chat and social apps that `isbot` does not know: their fetch is a bot's,
- * whichever person shared the link.
- */
+/** Link-preview fetchers of chat and social apps that `isbot` misses: their fetch is a bot's, whichever person shared the link. */
 const PREVIEW_FETCHERS = /kakaotalk-scrap|tumblr|linkpreview|link preview|urlpreview|whatsapp|telegrambot|discordbot|slackbot|skypeuripreview/i;
 
 /**
- * Browser names reported, as ua-parser-js spells them; anything else is "other". ua-parser-js's
- * generic patterns return whatever token a client sends ("gObRoWsEr"), so without a fixed list a client
- * could split the stats by capitalisation and grow the rollups' browser counts without bound.
+ * Browser names reported, as ua-parser-js spells them; anything else is "other". Its generic patterns return any token a client sends
+ * ("gObRoWsEr"), which would let a client split the stats by capitalisation and grow the browser counts without bound (ADR 0041).
  */
 // prettier-ignore
 const BROWSERS = new Map(
@@ -60,7 +53,7 @@ const BROWSERS = new Map(
   ].map((name) => [name.toLowerCase(), name]),
 );
 
-/** Operating systems reported, as ua-parser-js spells them (a fixed list, as for browsers); anything else is "other". */
+/** Operating systems reported, a fixed list as for browsers; anything else is "other". */
 // prettier-ignore
 const SYSTEMS = new Map(
   ['iOS', 'Android', 'Windows', 'Mac OS', 'Linux', 'Ubuntu', 'Debian', 'Fedora', 'Chromium OS', 'HarmonyOS', 'KaiOS', 'Tizen', 'watchOS', 'Windows Phone', 'BlackBerry', 'FreeBSD']
@@ -90,10 +83,8 @@ function deviceClass(type: string | undefined, os: string, recognised: boolean):
 const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
 
 /**
- * Lower-cased host without `www.` or a trailing dot; `unknown` when the header is not a URL, names a
- * numeric address (says nothing about a site, and an address is not kept in the database), or its
- * host is not a real host name: WHATWG URL lets `;=1+1;x.example` through as a host, and a stored
- * referrer ends up in CSV exports and on the website.
+ * Lower-cased host without `www.` or a trailing dot. `unknown` for a non-URL, a numeric address (it names no site, and addresses are not
+ * stored), or no real host name: WHATWG URL lets `;=1+1;x.example` through, and referrers reach CSV exports and the website (ADR 0041).
  */
 export function referrerHost(referrer: string): string {
   let host: string;

@@ -7,10 +7,7 @@ type CountryRecord = CountryResponse & { country_code?: string };
 
 let reader: Reader<CountryRecord> | undefined;
 
-/**
- * The CC0 country database (@ip-location-db/geo-whois-asn-country-mmdb, IPv4 and IPv6 in one file),
- * read into memory once per process: a lookup is a few microseconds and never leaves the process.
- */
+/** The CC0 country database (IPv4 and IPv6 in one file), read once per process: a lookup takes microseconds and never leaves the process. */
 function countryDatabase(): Reader<CountryRecord> {
   if (!reader) {
     const file = createRequire(import.meta.url).resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb');
@@ -19,26 +16,17 @@ function countryDatabase(): Reader<CountryRecord> {
   return reader;
 }
 
-/**
- * The visitor's country (ISO 3166-1 alpha-2) or 'unknown', from the trusted edge header's value
- * (undefined when absent) and the client address.
- */
+/** The visitor's country (ISO 3166-1 alpha-2) or 'unknown', from the trusted edge header's value (undefined when absent) or the address. */
 export type CountryOf = (edgeValue: string | undefined, address: string) => string;
 
-/**
- * The visitor's country: from a trusted edge header when one is configured (the edge has better data
- * and already did the work), else from the in-memory database by client address. The address is only
- * looked up, never stored; the small cache lives in memory only.
- */
+/** From the trusted edge header when one is configured (the edge has better data), else from the in-memory database; addresses are never stored. */
 export function countryOf(header: string | undefined): CountryOf {
   if (header) {
-    // Each value read once: the answer is a string kept here, so a visit held until the next flush
-    // holds no string of its own request (thousands of those, kept a few seconds, slow every minor GC).
-    // At most 2,704 keys: two ASCII letters in any case.
+    // Cached (at most 2,704 keys, two ASCII letters in any case) so that a visit held until the flush keeps no string of its request:
+    // thousands of those, kept a few seconds, slow every minor GC.
     const codes = new Map<string, string>();
     return (value) => {
-      // ISO 3166-1 alpha-2 only: edges use XX for unknown and T1 for Tor, which are no countries. A
-      // repeated header reaches here joined with ", " (node:http), so it is unknown too.
+      // ISO 3166-1 alpha-2 only: edges send XX for unknown and T1 for Tor, and a repeated header arrives joined with ", " (node:http).
       if (value === undefined) return 'unknown';
       let country = codes.get(value);
       if (country === undefined) {

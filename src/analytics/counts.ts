@@ -4,25 +4,19 @@ import type { GapReason, LinkDay, LinkDayVisitors, Shortfall, Source, Visit } fr
 import { addStored, emptySketch, encode, estimate, merge, mergeStored, packSketches, unpackSketches, type Sketch } from './visitors.js';
 
 /**
- * The counting model, read top to bottom: every recorded visit adds one to a count per link, UTC day,
- * dimension and value, in one of four columns (through /s/ or /q/, by a person or a bot), and its
- * visitor code to that link and day's sketch of the column. `time` is the visit's UTC quarter hour, so
- * that days and hours follow any time zone. A new breakdown is a name here and a value per visit
- * (Tally.settle). A link's day is stored as a row per writer and hour (Tallies), added up when read (DayTotals).
- * The rows of writers that will not write again, and once a day is closed all its rows, become its one
- * row (writer COMPACTED) with a summary (DaySummary), and blocks of closed days hold their breakdowns
- * added up (store/compaction.ts).
+ * The dimensions a visit is counted by, per link and UTC day, in one of four columns (see `column`); `time` is the UTC quarter hour, so days and
+ * hours can follow any time zone. A new breakdown is a name here and a value per visit in Tally.settle (ADR 0042).
  */
 export const DIMENSIONS = ['time', 'country', 'device', 'browser', 'os', 'referrer'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
-/** Trial links' group: they belong to no account, and only the daily ceiling bounds them. */
+/** Trial links belong to no account; only the daily ceiling bounds them. */
 export const TRIAL_GROUP = '~trial';
 
 /** The column a visit counts in: 0 /s/, 1 /q/, 2 bots through /s/, 3 bots through /q/. */
 export const column = (source: Source, bot: boolean): number => (source === 'q' ? 1 : 0) + (bot ? 2 : 0);
 
-/** The UTC day of a visit, remembered for the last day asked: a flush's visits fall on one or two. */
+/** The UTC day of a visit; the last one is cached, as a flush's visits fall on one or two days. */
 let lastDay = { number: NaN, day: '' };
 export function dayOf(time: number): string {
   const number = Math.floor(time / DAY_MS);
@@ -30,7 +24,7 @@ export function dayOf(time: number): string {
   return lastDay.day;
 }
 
-/** `HH:MM` of the UTC quarter hour holding `time`, remembered for the last quarter hour asked, as days are. */
+/** `HH:MM` of the UTC quarter hour holding `time`, cached as in dayOf. */
 let lastQuarter = { number: NaN, quarter: '' };
 export function quarterOf(time: number): string {
   const number = Math.floor(time / QUARTER_MS);
@@ -40,9 +34,9 @@ export function quarterOf(time: number): string {
 /** The quarter hour `HH:MM` as its place in the day, 0 to 95. */
 const quarterIndex = (quarter: string) => 4 * Number(quarter.slice(0, 2)) + Number(quarter.slice(3, 5)) / 15;
 
-/** The writer of a day's one row: its finished writers' rows added up, all of them once the day is closed (store/compaction.ts). */
+/** The writer of a day's compacted row: finished writers' rows, and all rows once the day is closed (store/compaction.ts). */
 export const COMPACTED = '*';
-/** Blocks of closed days: 2^1 to 2^LEVELS days, enough for the longest window (90 days) to need a few. */
+/** Blocks of closed days span 2^1 to 2^LEVELS days, so the longest window (90 days) needs only a few. */
 export const LEVELS = 6;
 /** Days since 1970 of a UTC day `YYYY-MM-DD`, and back. */
 export const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
@@ -53,7 +47,7 @@ export type Values = Map<string, number[]>;
 /** Counts of one dimension in their stored form: `[value, s, q, s_bot, q_bot, value, …]`. */
 export type FlatCounts = readonly (string | number)[];
 
-/** One dimension's counts of several rows or blocks added up, in one pass; a single list is taken as it is. */
+/** Adds up one dimension's counts of several rows or blocks; a single list is returned as it is, not copied. */
 export function addUp(lists: readonly FlatCounts[]): FlatCounts {
   const given = lists.filter((list) => list.length > 0);
   if (given.length <= 1) return given[0] ?? [];
@@ -68,21 +62,12 @@ export function addUp(lists: readonly FlatCounts[]): FlatCounts {
   return out;
 }
 
-/**
- * A link's counts of one UTC day as one writer (Tallies, below) holds them: per dimension and value, the
- * four columns; and per column, the sketch of its unique visitors (visitors.ts, stored form).
- */
+/** A link's counts and per-column visitor sketches (stored form) of one UTC day, as one writer (Tallies) holds them. */
 export class Tally {
-  /** Per dimension, in the order of DIMENSIONS. */
   private readonly counts: Values[] = DIMENSIONS.map(() => new Map<string, number[]>());
   private readonly sketches: Uint8Array[] = [EMPTY, EMPTY, EMPTY, EMPTY];
-  /**
-   * Visits added since they were last counted. They are counted together when the tally is encoded: a
-   * flush adds visits of thousands of tallies in the order they came, and counting each as it is added
-   * would reach into a different tally's maps at every visit.
-   */
+  /** Counted together when encoded: counting each of a flush's visits on arrival would reach into another tally's maps at every visit. */
   private queued: Visit[] = [];
-  /** Visits added since the last `takeAdded`. */
   private added = 0;
 
   constructor(
@@ -96,20 +81,17 @@ export class Tally {
     this.added++;
   }
 
-  /** How many visits were added since the last call. */
   takeAdded(): number {
     const added = this.added;
     this.added = 0;
     return added;
   }
 
-  /** The stored form: the counts (encodeCounts) and the sketches, brought up to date and packed. */
   encode(): { counts: string; visitors: Uint8Array } {
     this.settle();
     return { counts: this.encodeCounts(), visitors: packSketches(this.sketches) };
   }
 
-  /** Counts the visits queued since the last call, and adds their visitor codes to the sketches. */
   private settle(): void {
     const { queued, counts } = this;
     if (queued.length === 0) return;
@@ -131,7 +113,7 @@ export class Tally {
     });
   }
 
-  /** The stored form of the counts: per dimension a flat list `[value, s, q, s_bot, q_bot, value, …]`. */
+  /** Stored form: JSON of each dimension's FlatCounts. */
   encodeCounts(): string {
     this.settle();
     const out: Record<string, (string | number)[]> = {};
@@ -145,7 +127,6 @@ export class Tally {
 
 const EMPTY = new Uint8Array(0);
 
-/** A value's four columns in `values`, zeros the first time. */
 function columnsOf(values: Values, value: string): number[] {
   let n = values.get(value);
   if (n === undefined) values.set(value, (n = [0, 0, 0, 0]));
@@ -157,14 +138,10 @@ function count(values: Values, value: string, at: number): void {
 }
 
 /**
- * The tallies one instance writes: every link and UTC day it counted visits of, as its own rows of
- * `visit_tallies` hold them (under `writer`). A flush adds its visits to them and writes the tallies it
- * touched whole; no row is ever read back or written by anyone else, and reads add up the writers'
- * rows. When the instance cannot be sure its rows hold what it holds (a flush failed), or holds too
- * many, it forgets them all and writes as a new writer from then on. It does so every UTC hour too:
- * a flush rewrites each row it touches whole, so a row holds at most an hour, and a flush late in a
- * busy day costs what one early in it does, not several times that (`npm run bench:flush`, "late").
- * A writer it has left never writes again: the compaction adds its rows into their days' one row.
+ * An instance's tallies, written whole as its own rows of `visit_tallies` (under `writer`): no one else writes them, so they are never
+ * read back. It forgets them and writes as a new writer when a flush fails, when it holds too many, and every UTC hour, so a row holds at
+ * most an hour and a flush late in a busy day costs what an early one does (`npm run bench:flush`, "late"). A writer left behind never
+ * writes again (ADR 0042).
  */
 export class Tallies {
   writer = crypto.randomUUID();
@@ -176,18 +153,14 @@ export class Tallies {
 
   constructor(private readonly maxHeld = 200_000) {}
 
-  /**
-   * Before a flush at `now` adds its visits, and at a heartbeat: in another UTC hour than the last
-   * trim, or holding too many tallies, it forgets them all. Never between a flush's calls of `add`, which would forget
-   * visits the flush has counted and must write.
-   */
+  /** Before a flush adds its visits, or at a heartbeat; never between a flush's `add` calls: it would forget visits the flush must write. */
   trim(now: number): void {
     const hour = Math.floor(now / HOUR_MS);
     if (this.held > this.maxHeld || hour !== this.hour) this.forget();
     this.hour = hour;
   }
 
-  /** Adds visits (a flush's, in one or several calls); `touched` then hands over the tallies they changed. */
+  /** Adds a flush's visits, in one or several calls; `touched` then hands over the tallies they changed. */
   add(visits: Visit[]): void {
     const touched = this.changed;
     for (const visit of visits) {
@@ -204,7 +177,7 @@ export class Tallies {
     }
   }
 
-  /** The tallies changed since the last call, by link and day (the order rows are written in). */
+  /** The tallies changed since the last call, by link and day: the order rows are written in. */
   touched(): Tally[] {
     const touched = [...this.changed].sort((a, b) => compare(a.linkId, b.linkId) || compare(a.day, b.day));
     this.changed.clear();
@@ -223,24 +196,21 @@ export class Tallies {
 export const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * A link's UTC day as reads see it: the rows of its writers added up (per dimension and value, the
- * four columns), and their sketches kept per column, so that the unique visitors of any set of columns
- * (a bit per column: 1 /s/, 2 /q/, 4 and 8 bots through each) are worked out once, when first asked.
+ * A link's UTC day as reads see it: its writers' rows added up, with sketches kept per column so that the unique visitors of a set of
+ * columns (a mask: 1 /s/, 2 /q/, 4 and 8 bots through each) are estimated once, when first asked.
  */
 export class DayTotals implements LinkDayVisitors {
   /** Per UTC quarter hour of the day (0 to 95), its four columns: `quarters[4 * quarter + column]`. */
   readonly quarters = new Float64Array(96 * 4);
-  /** Per dimension, in the order of DIMENSIONS (`time`, kept in `quarters`, left empty): its counts in their stored form. */
+  /** Stored-form counts per dimension; `time` stays empty, as `quarters` holds it. */
   readonly counts: FlatCounts[] = DIMENSIONS.map(() => []);
   /** Per column, each writer's sketch (stored form). */
   private readonly sketches: Uint8Array[][] = [[], [], [], []];
   private readonly estimates = new Map<number, number>();
-  /** About the memory it takes: its rows' stored form, the counts several times over once parsed. */
+  /** Rough memory size: the rows' stored form, with counts weighted as they take several times their length once parsed. */
   readonly bytes: number;
 
-  /**
-   * @param stamp what the rows were (their writers and versions): days of equal stamps hold equal counts.
-   */
+  /** @param stamp the rows' writers and versions: days of equal stamps hold equal counts. */
   constructor(
     readonly day: string,
     rows: readonly { counts: string; visitors: Uint8Array }[],
@@ -248,7 +218,7 @@ export class DayTotals implements LinkDayVisitors {
     readonly linkId = '',
   ) {
     this.bytes = rows.reduce((n, row) => n + 4 * row.counts.length + row.visitors.length, 0);
-    // Several rows (the day's compacted row, each instance's row of the hour, rows not compacted yet): each dimension is added up once, after all are parsed.
+    // All rows are parsed first, so that each dimension is added up in one pass.
     const parsed = rows.map((row) => JSON.parse(row.counts) as Record<string, FlatCounts>);
     for (const { time = [] } of parsed) {
       for (let i = 0; i < time.length; i += 5) {
@@ -268,7 +238,7 @@ export class DayTotals implements LinkDayVisitors {
       if (n.some((count) => count > 0)) time.push(quarterOf(quarter * QUARTER_MS), ...n);
     }
     const counts = Object.fromEntries(DIMENSIONS.map((dimension, d) => [dimension, d === 0 ? time : this.counts[d]]));
-    // Each column's sketch (the stored form), then the union of each set of columns a request can ask for.
+    // Each column's sketch, then the unique visitors of each set of columns in MASKS.
     const columns = [0, 1, 2, 3].map((at) => {
       const sketch = emptySketch();
       this.mergeVisitors(sketch, 1 << at);
@@ -282,12 +252,10 @@ export class DayTotals implements LinkDayVisitors {
     return { counts: JSON.stringify(counts), visitors: packSketches(columns.map(encode)), summary: encodeSummary(this.quarters, estimates) };
   }
 
-  /** Merges the day's sketches of the columns `mask` into `into`: the sketch of their union. */
   mergeVisitors(into: Sketch, mask: number): void {
     this.sketches.forEach((sketches, at) => mask & (1 << at) && sketches.forEach((sketch) => mergeStored(into, sketch)));
   }
 
-  /** Unique visitors of the columns `mask`, estimated. */
   visitors(mask: number): number {
     let n = this.estimates.get(mask);
     if (n === undefined) {
@@ -299,16 +267,13 @@ export class DayTotals implements LinkDayVisitors {
   }
 }
 
-/**
- * The sets of columns a request can ask for (StatsWindow.mask, a bit per column): /s/, /q/ or both,
- * with or without their bots.
- */
+/** The sets of columns a request can ask for (StatsWindow.mask): /s/, /q/ or both, with or without their bots. */
 const MASKS = [1, 2, 3, 1 | 4, 2 | 8, 15];
 
 /*
- * A compacted day's summary (visit_sums, level 0): the unique visitors of each set of columns in MASKS, 32
- * bits each, then per quarter hour and column with visits its place (4 × quarter + column, 16 bits) and
- * count (32 bits), big-endian. A read of a day its compacted row alone holds thus needs neither its counts' JSON nor its sketches.
+ * A compacted day's summary (visit_sums, level 0), big-endian: the unique visitors of each set in MASKS (32 bits each), then per quarter
+ * hour and column with visits its place (4 × quarter + column, 16 bits) and count (32 bits). It lets a read of a day its compacted row
+ * alone holds skip the counts' JSON and the sketches.
  */
 function encodeSummary(quarters: Float64Array, estimates: number[]): Uint8Array {
   const places: number[] = [];
@@ -322,10 +287,7 @@ function encodeSummary(quarters: Float64Array, estimates: number[]): Uint8Array 
   return new Uint8Array(out.buffer);
 }
 
-/**
- * A compacted day as its summary holds it: quarter hours and unique visitors. Its breakdowns (`counts`) are
- * those of its compacted row when given, else left empty: a block that covers the day holds them.
- */
+/** A compacted day read from its summary; breakdowns come from its compacted row when given, else stay empty: a block covers the day. */
 export class DaySummary implements LinkDay {
   readonly quarters = new Float64Array(96 * 4);
   readonly counts: FlatCounts[];
@@ -382,7 +344,7 @@ export function inLockOrder(days: Map<string, DayDemand>): Map<string, DayDemand
   return new Map([...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, want]) => [day, { ...want, accounts: sorted(want.accounts) }]));
 }
 
-/** What a day granted: visits per account, bot visits, and why an account got fewer than it asked. */
+/** What a day granted; `reasons` says why an account got fewer visits than it asked. */
 export interface DayGrant {
   accounts: Map<string, number>;
   reasons: Map<string, GapReason>;
@@ -391,11 +353,10 @@ export interface DayGrant {
 
 /** What a visit asks of: its UTC day and account (a trial link's TRIAL_GROUP; bots, none: ''). */
 export const demandKey = (day: string, account: string) => `${day}\t${account}`;
-/** The account a visit asks of in its demand: none ('') for a bot. */
 const accountOf = (visit: Visit) => (visit.agent.bot ? '' : (visit.link.accountId ?? TRIAL_GROUP));
 const demandOf = (visit: Visit) => demandKey(dayOf(visit.time), accountOf(visit));
 
-/** Whether `holds` holds for every demand of `days`: each day's bots (account '') and each account's people, with how many it asks. */
+/** Whether `holds` is true of every demand of `days`: each day's bots (account '') and each account's people. */
 function everyDemand(days: Map<string, DayDemand>, holds: (day: string, account: string, n: number) => boolean): boolean {
   for (const [day, want] of days) {
     if (!holds(day, '', want.bots)) return false;
@@ -404,10 +365,7 @@ function everyDemand(days: Map<string, DayDemand>, holds: (day: string, account:
   return true;
 }
 
-/**
- * Whether the grants give every day all it asked (of the demands `only`, when given: keys of
- * demandKey): then those visits are recorded, and none need choosing.
- */
+/** Whether the grants give every day all it asked (only the demandKeys in `only`, when given): then no visits need choosing. */
 export function grantsAll(days: Map<string, DayDemand>, grants: Map<string, DayGrant>, only?: Set<string>): boolean {
   return everyDemand(days, (day, account, n) => {
     if (only !== undefined && !only.has(demandKey(day, account))) return true;
@@ -427,10 +385,7 @@ export function splitByDemand(visits: Visit[], days: Map<string, DayDemand>, key
   return [among, others];
 }
 
-/**
- * Which visits are recorded: each account's first visits in the order they arrived, as many as it
- * was granted, and the day's first bot visits; the rest are refused, per link and reason.
- */
+/** Which visits are recorded: each account's first in arrival order, as many as granted, and the day's first bot visits; the rest are refused. */
 export function choose(visits: Visit[], grants: Map<string, DayGrant>, now: number): { recorded: Visit[]; refused: Shortfall[] } {
   const left = new Map<string, number>();
   const recorded: Visit[] = [];

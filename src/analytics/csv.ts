@@ -9,10 +9,10 @@ export interface CsvRow {
   count: number;
 }
 
-/** The documented CSV header (docs/decisions.md, "Analytics"). */
+/** Part of the API (ADR 0055). */
 export const CSV_HEADER = 'kind,date,dimension,value,count,gap_from,gap_to,gap_reason';
 
-/** One row per day and dimension value, then one row per gap; times of gaps are Unix milliseconds. */
+/** Gap times are Unix milliseconds. */
 export function toCsv(rows: CsvRow[], gaps: Gap[]): string {
   const lines = [CSV_HEADER];
   for (const r of rows) lines.push(`visits,${r.day},${csvCell(r.dimension)},${csvCell(r.value)},${r.count},,,`);

@@ -1,7 +1,4 @@
-/**
- * What analytics asks of storage, and the shapes it hands over. The stores implement these for SQLite
- * and PostgreSQL; nothing here knows a driver.
- */
+/** What analytics asks of storage, and the shapes it hands over; nothing here knows a driver. */
 export type Source = 's' | 'q';
 export const DEVICE_CLASSES = ['mobile', 'tablet', 'desktop', 'bot', 'other'] as const;
 export type DeviceClass = (typeof DEVICE_CLASSES)[number];
@@ -57,15 +54,12 @@ export interface FlushBatch {
   now: number;
   /** In the order they arrived. */
   visits: Visit[];
-  /** Visits dropped because the buffer was full while the database was failing. */
+  /** Visits dropped before the flush: the buffer was full, or the bot ceiling was. */
   dropped: Shortfall[];
   limits: RecordingLimits;
 }
 
-/**
- * A flush whose COMMIT went unanswered (the connection dropped): it may have taken or not. Its
- * visits wait for `RecordingStore.settle`, written neither again nor lost before it tells.
- */
+/** A flush whose COMMIT went unanswered may have taken or not: its visits wait for `RecordingStore.settle`, neither written again nor lost. */
 export class FlushUnanswered extends Error {
   constructor(
     /** The visits the flush recorded if it took. */
@@ -77,19 +71,16 @@ export class FlushUnanswered extends Error {
 }
 
 export interface RecordingStore {
-  /**
-   * One transaction: allowances and ceilings, counts, links' visits, visitors, gaps, heartbeat. Returns
-   * the visits recorded; rejects with FlushUnanswered when its outcome is unknown.
-   */
+  /** One transaction (ADR 0042); returns the visits recorded, or rejects with FlushUnanswered when its outcome is unknown. */
   flush(batch: FlushBatch): Promise<Visit[]>;
-  /** After a FlushUnanswered, before anything else is written: whether that flush took, as the database tells. Rejects while it cannot. */
+  /** After a FlushUnanswered, before anything else is written: whether that flush took. Rejects while the database cannot tell. */
   settle(instanceId: string, now: number): Promise<boolean>;
   /** A heartbeat; `flushedTo` when every visit before it is recorded, else it stays where it was. */
   beat(instanceId: string, startedAt: number, now: number, flushedTo?: number): Promise<void>;
   /** Other instances silent since `staleBefore` died: their unflushed window becomes a gap (visit-gaps.ts). */
   reapSilent(staleBefore: number, now: number, self: string): Promise<number>;
   leave(instanceId: string): Promise<void>;
-  /** Compacts (store/compaction.ts) some link-days at a time: how many link-days, 0 when none was left or (without `wait`) another instance is compacting. */
+  /** Compacts some link-days; returns how many, 0 when none is left or (without `wait`) another instance is compacting. */
   compact(wait?: boolean): Promise<number>;
 }
 
@@ -136,9 +127,8 @@ export interface StatsStore {
   /** Per link, its UTC days [fromDay, toDay] that hold any count (the writers' rows added up). */
   linkDays(linkIds: readonly string[], fromDay: string, toDay: string): Promise<Map<string, LinkDayVisitors[]>>;
   /**
-   * One link's UTC days [fromDay, toDay] that hold any count, days their compacted row alone holds as
-   * summaries and their breakdowns in blocks where the compaction made them; with `perDay`, every day
-   * with its own breakdowns and no blocks (the CSV's rows are per day).
+   * One link's UTC days [fromDay, toDay] that hold any count, compacted ones as summaries with their breakdowns in blocks; with
+   * `perDay`, every day with its own breakdowns and no blocks (the CSV's rows are per day).
    */
   linkWindow(linkId: string, fromDay: string, toDay: string, perDay?: boolean): Promise<LinkWindow>;
   /** The links of the account whose tags hold `tag`. */
@@ -146,9 +136,8 @@ export interface StatsStore {
   /** Gaps of these links (`linkId`), and service-wide gaps (no `linkId`) after `createdAt`, overlapping [from, to]. */
   gaps(linkIds: readonly string[], from: number, to: number, createdAt: number): Promise<Gap[]>;
   /**
-   * The time before which every running instance's visits are counted (undefined while no instance
-   * runs). Read it before the counts it vouches for: a flush committed between the two reads (on
-   * PostgreSQL they run on different connections) must not be vouched for without being counted.
+   * The time before which every running instance's visits are counted (undefined while none runs). Read it before the counts: on
+   * PostgreSQL the reads use different connections, and a flush committed between them must not be vouched for without being counted.
    */
   refreshedAt(): Promise<number | undefined>;
 }

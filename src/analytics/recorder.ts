@@ -3,31 +3,22 @@ import type { Clock } from '../platform/time.js';
 import { addShortfall } from './counts.js';
 import { FlushUnanswered, type RecordingLimits, type RecordingStore, type Shortfall, type Visit } from './ports.js';
 
-/**
- * The longest from a busy instance's flush to the start of the next, however long it took: a visit waits
- * at most that and the flush that carries it (freshness at full load, docs/adr/0042).
- */
+/** The longest from the start of a busy instance's flush to the start of the next: a visit waits at most that and its own flush (ADR 0042). */
 export const MAX_CYCLE_MS = 3000;
-/** The longest the compaction (store/compaction.ts) runs each heartbeat interval (between flushes). */
+/** The compaction's budget per heartbeat interval; it runs between flushes. */
 const COMPACTING_MS = 200;
 /** From this many visits a flush, the instance counts as busy recording (ordinary load is far below). */
 export const SPACED_FROM_VISITS = 5000;
 /** A busy instance's pause after a flush, in flushes' lengths: flushing takes at most a tenth of its time. */
 export const BUSY_SPACING = 9;
 
-/**
- * How long after a flush (or heartbeat) that ran from `started` to `ended` and carried `visits` the next
- * one starts: a flush interval after the last one started, and, after a busy instance's flush, no
- * sooner than BUSY_SPACING times its length after it ended nor later than MAX_CYCLE_MS after it
- * started; after a smaller but long one (a slow database), no sooner than its length.
- */
+/** Delay before the next flush: an interval after the last one started, longer after a busy flush (BUSY_SPACING, MAX_CYCLE_MS) or a slow one. */
 export function nextFlushIn(started: number, ended: number, visits: number, intervalMs: number): number {
   const took = ended - started;
   const spacing = visits >= SPACED_FROM_VISITS ? Math.min(BUSY_SPACING * took, MAX_CYCLE_MS - took) : Math.min(intervalMs, took);
   return Math.max(0, Math.max(started + intervalMs, ended + spacing) - ended);
 }
 
-/** The visits a list of shortfalls holds. */
 const countOf = (shortfalls: Shortfall[]) => shortfalls.reduce((n, s) => n + s.count, 0);
 
 export interface RecorderOptions {
@@ -39,11 +30,11 @@ export interface RecorderOptions {
   /** Visits held in memory (waiting or being flushed); visits beyond are dropped and reported as a gap. */
   bufferMaxVisits: number;
   onError: (error: unknown) => void;
-  /** Told after every flush (the /metrics endpoint's durations and visit counts). */
+  /** Feeds the /metrics endpoint after every flush. */
   onActivity?: (activity: RecordingActivity) => void;
 }
 
-/** One flush: its duration, success, and visits recorded, refused (allowance, ceilings) and dropped (a gap). */
+/** One flush; `refused`: by the allowances and ceilings, `dropped`: before the flush, reported as a gap. */
 export interface RecordingActivity {
   seconds: number;
   ok: boolean;
@@ -53,21 +44,15 @@ export interface RecordingActivity {
 }
 
 /**
- * Records visits off the redirect's critical path: `record` appends a visit to a list, and about once
- * a second a flush transaction (the store) grants what the allowances and ceilings allow, adds the
- * recorded visits to the counts and writes the heartbeat. The next flush starts a flush interval after
- * the last one started. After a flush of at least SPACED_FROM_VISITS visits (a busy instance), the next
- * starts no sooner than BUSY_SPACING times its length after it ended, and no later than MAX_CYCLE_MS
- * after it started: flushing takes at most about a tenth of the process's time while it can, and each
- * flush writes more visits per tally (its cost follows the tallies it writes more than its visits), while
- * the stats stay within seconds of the visits. After a smaller but long one (a slow database), no sooner
- * than its length, at most an interval. A failed flush keeps its visits for the next one; a flush whose
- * COMMIT went unanswered keeps them apart until the store tells whether it took, before anything else.
+ * Records visits off the redirect's critical path: `record` only appends, and about once a second a flush transaction records them.
+ * Under load flushes are spaced out (nextFlushIn): flushing takes at most a tenth of the time, and each flush writes more visits per
+ * tally, since its cost follows the tallies it writes. A failed flush keeps its visits for the next; one whose COMMIT went unanswered
+ * keeps them apart until the store tells whether it took, before anything else, so they are neither counted twice nor lost.
  */
 export class VisitRecorder {
   readonly instanceId = crypto.randomUUID();
   private pending: Visit[] = [];
-  /** Bot visits waiting: they are held only up to what the bot ceiling could record anyway. */
+  /** Bot visits are held only up to what the bot ceiling could record anyway (ADR 0049). */
   private pendingBots = 0;
   private inFlight = 0;
   /** The batch of a flush unanswered at its commit (FlushUnanswered), until settled. */
@@ -78,7 +63,7 @@ export class VisitRecorder {
   private stopped = false;
   private startedAt = 0;
   private lastReap = -Infinity;
-  /** Visits the last flush carried: whether the machine is busy recording, not a slow database or a cold start. */
+  /** Tells a busy instance from a slow database or a cold start (nextFlushIn). */
   private lastFlushVisits = 0;
 
   constructor(private readonly o: RecorderOptions) {}
@@ -97,14 +82,14 @@ export class VisitRecorder {
     this.schedule(0);
   }
 
-  /** Flushes everything recorded so far (tests, shutdown); rejects when the flush fails. */
+  /** For tests and shutdown; rejects when the flush fails. */
   flush(): Promise<void> {
     return this.serial(async () => {
       if (!(await this.flushOnce())) throw new Error('visit flush failed');
     });
   }
 
-  /** The final flush; the instance leaves cleanly only when nothing is left behind. */
+  /** Leaves only when nothing is left behind; otherwise its row stays, and the reaping reports a gap. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -127,10 +112,6 @@ export class VisitRecorder {
     this.timer.unref();
   }
 
-  /**
-   * A flush (with nothing waiting, a heartbeat); every heartbeat interval, the reaping of dead
-   * instances and the compaction, for at most COMPACTING_MS.
-   */
   private async step(): Promise<void> {
     await this.flushOnce();
     // Timed by the monotonic clock: a wall clock set back must not stop the reaping.
@@ -143,14 +124,13 @@ export class VisitRecorder {
     while (performance.now() < until && (await this.o.store.compact()) > 0);
   }
 
-  /** Compacts all there is to compact (tests; the timer does it a little at a time). */
+  /** For tests: compacts everything (the timer does it a little at a time). */
   compact(): Promise<void> {
     return this.serial(async () => {
       while ((await this.o.store.compact(true)) > 0);
     });
   }
 
-  /** One flush transaction; on failure its visits wait, ahead of newer ones, for the next. Returns success. */
   private async flushOnce(): Promise<boolean> {
     if (this.unanswered !== undefined && !(await this.settle())) return false;
     const now = this.o.now();
@@ -181,7 +161,7 @@ export class VisitRecorder {
     }
   }
 
-  /** Asks whether the unanswered flush took: if so its visits are done, if not they wait again. Returns whether the store could tell. */
+  /** Returns whether the store could tell if the unanswered flush took. */
   private async settle(): Promise<boolean> {
     const { visits, dropped, recorded } = this.unanswered!;
     const started = performance.now();
@@ -197,7 +177,7 @@ export class VisitRecorder {
     }
   }
 
-  /** A failed flush's visits and shortfalls wait, ahead of newer ones, for the next. */
+  /** Ahead of newer ones: a batch holds its visits in arrival order (ADR 0049). */
   private putBack(visits: Visit[], dropped: Shortfall[]): void {
     this.pending = visits.concat(this.pending);
     this.pendingBots = this.pending.filter((v) => v.agent.bot).length;

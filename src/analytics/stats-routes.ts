@@ -14,7 +14,6 @@ const description = `Counts are redirect requests, not people or confirmed scans
 
 CSV (text/csv): header \`${CSV_HEADER}\`; one row per day and dimension value (kind "visits"; per day in \`tz\`: source, bot, hour, visitors; per UTC day: country, device, browser, os, referrer), then one row per gap (kind "gap").`;
 
-/** The query as the service reads it: defaults filled in. */
 const requestOf = (query: { days?: number; bots?: 'include' | 'exclude'; tz?: string }) => ({
   days: query.days ?? API_LIMITS.stats.defaultDays,
   bots: query.bots ?? 'include',

@@ -7,7 +7,7 @@ const { stats: bounds } = API_LIMITS;
 
 const ms = (description: string) => Type.Integer({ description: `${description}, Unix milliseconds` });
 
-/** The window and the visits counted: shared by a link's stats and a tag's. */
+/** Shared by a link's stats and a tag's. */
 const WindowQuery = {
   days: Type.Optional(
     Type.Integer({ minimum: bounds.minDays, maximum: bounds.maxDays, default: bounds.defaultDays, description: 'Days, today included (in `tz`)' }),

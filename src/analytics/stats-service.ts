@@ -60,7 +60,7 @@ export class StatsService {
   async csv(principal: Principal, linkId: string, request: StatsRequest): Promise<{ filename: string; body: string }> {
     const w = this.window(request);
     const link = await this.deps.links.access(principal, linkId, 'analytics:read');
-    // Closed days as their summaries and compacted rows: the unique visitors of a day are in its summary, no sketch is read.
+    // Per day, without blocks: a closed day's unique visitors come from its summary, so no sketch is read.
     const [{ days }, gaps] = await Promise.all([this.deps.store.linkWindow(link.id, w.fromDay, w.toDay, true), this.gaps(link.id, link.createdAt, w)]);
     const lines: CsvRow[] = w.daily(days).flatMap(dayRows);
     for (const day of days) {
@@ -77,7 +77,7 @@ export class StatsService {
     return { filename: `stats-${link.slug}-${w.dates[0]}-${w.dates.at(-1)}.csv`, body: toCsv(lines, gaps) };
   }
 
-  /** Per link of the caller's account with the tag: totals, by source, per day and unique visitors; the campaign's own and its gaps. */
+  /** A campaign's stats (ADR 0067). */
   async tag(principal: Principal, tag: string, request: StatsRequest): Promise<TagStatsResult> {
     const w = this.window(request);
     const { accountId } = requireAccount(principal, 'analytics:read');
@@ -114,14 +114,14 @@ export class StatsService {
       total: s + q,
       s,
       q,
-      // Each UTC day's, its share on the window's dates by all the links' visits, as a link's page sums them.
+      // Each UTC day's merged estimate, shared by all the links' visits as a link's page shares it.
       visitors: [...campaign].reduce((n, [day, { sketch, quarters }]) => n + w.visitorsInWindow(day, quarters, estimate(sketch)), 0),
       links: listed,
       gaps: gaps.filter(shownWith(w)),
     };
   }
 
-  /** A link's daily totals (UTC, bots included) of its last `days` days, for the operator console: no principal. */
+  /** For the operator console: no principal, so no access check; UTC days, bots included. */
   async recentDays(linkId: string, days: number): Promise<Array<{ day: string; visits: number }>> {
     const w = this.window({ days, bots: 'include' });
     return w.daily((await this.deps.store.linkWindow(linkId, w.fromDay, w.toDay)).days).map((day) => ({ day: day.date, visits: day.total }));
@@ -132,12 +132,7 @@ export class StatsService {
     return new StatsWindow(request, this.deps.now());
   }
 
-  /**
-   * The daily series and breakdowns of a link's days in the window. Those before the window's last UTC
-   * day (which holds `to`, and changes while visits come), and the blocks (closed days), are added up
-   * once and kept while the store hands over days and blocks of the same stamps; the last is added to a
-   * copy each time.
-   */
+  /** All but the window's last UTC day, which changes as visits come, are added up once and kept while their stamps hold. */
   private sums(linkId: string, { days, blocks }: LinkWindow, w: StatsWindow): { daily: Day[]; totals: Map<string, number>[] } {
     const last = days.at(-1)?.day === w.toDay ? days.length - 1 : days.length;
     const before = days.slice(0, last);
@@ -171,7 +166,6 @@ export class StatsService {
     };
   }
 
-  /** Gaps of the window; gaps of bot visits only when bots are counted. */
   private async gaps(linkId: string, createdAt: number, w: StatsWindow) {
     return (await this.deps.store.gaps([linkId], w.from, w.to, createdAt)).filter(shownWith(w)).map(({ linkId: _, ...gap }) => gap);
   }
@@ -180,7 +174,7 @@ export class StatsService {
 /** Whether the request shows a gap: those of bot visits only when bots are counted. */
 const shownWith = (w: StatsWindow) => (gap: Gap) => w.request.bots === 'include' || gap.reason !== 'bot_ceiling_reached';
 
-/** Adds the counts of days and blocks to the totals per dimension (in the order of DIMENSIONS; `time` left empty) and value. */
+/** Totals are indexed as DIMENSIONS, `time` left empty. */
 function addBreakdowns(totals: Map<string, number>[], days: readonly Pick<LinkDay, 'counts'>[], w: StatsWindow): Map<string, number>[] {
   for (const day of days) {
     for (let d = TIME + 1; d < DIMENSIONS.length; d++) {
@@ -192,7 +186,7 @@ function addBreakdowns(totals: Map<string, number>[], days: readonly Pick<LinkDa
   return totals;
 }
 
-/** A day's CSV rows of its own: sources, bots, hours and unique visitors. */
+/** A local day's own CSV rows (source, bot, hour, visitors); the breakdowns' rows are per UTC day (ADR 0055). */
 function dayRows(day: Day): CsvRow[] {
   const rows: CsvRow[] = [
     { day: day.date, dimension: 'source', value: 's', count: day.s },

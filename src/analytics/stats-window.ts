@@ -3,7 +3,6 @@ import { dayNumber, dayOfNumber } from './counts.js';
 import type { LinkDay, Source } from './ports.js';
 import { ZoneClock } from './zones.js';
 
-/** What a stats request asks for, beyond its link. */
 export interface StatsRequest {
   days: number;
   source?: Source;
@@ -24,15 +23,12 @@ export interface Day {
 }
 
 const clocks = new Map<string, ZoneClock>();
-/** A clock per zone, kept: each remembers the offsets it looked up. Bounded by the zones that exist. */
+/** Clocks are kept for the offsets they remember; the zones that exist bound the map. */
 const clockOf = (zone: string) => clocks.get(zone) ?? clocks.set(zone, new ZoneClock(zone)).get(zone)!;
 
 const dateAdd = (date: string, days: number) => dayOfNumber(dayNumber(date) + days);
 
-/**
- * The window of a request: its `days` days in the zone, today included, from the first one's midnight
- * to now; the UTC days that hold it; and which of a count's four columns it takes.
- */
+/** A request's `days` local days, today included, from the first one's midnight to now; the UTC days that hold them; the columns it takes. */
 export class StatsWindow {
   readonly clock: ZoneClock;
   readonly from: number;
@@ -43,7 +39,7 @@ export class StatsWindow {
   readonly columns: number[];
   /** The same columns, a bit each (LinkDay.visitors). */
   readonly mask: number;
-  /** What the sums of the window's days depend on besides the days: zone, start, length and columns. */
+  /** What the window's sums depend on besides the days (StatsService.sums): zone, start, length and columns. */
   readonly shape: string;
   /** The first local date of the window, in days since 1970. */
   private readonly first: number;
@@ -66,14 +62,13 @@ export class StatsWindow {
     this.shape = `${request.tz ?? 'UTC'}\t${this.from}\t${request.days}\t${this.mask}`;
   }
 
-  /** The visits of a count that the request takes, of its four columns at `counts[at]` on. */
+  /** The request's visits of the count whose four columns start at `counts[at]`. */
   sum(counts: readonly (string | number)[], at: number): number {
     let sum = 0;
     for (const c of this.columns) sum += counts[at + c] as number;
     return sum;
   }
 
-  /** The window's days, every count zero. */
   emptyDays(): Day[] {
     return this.dates.map((date) => ({ date, total: 0, s: 0, q: 0, bots: 0, visitors: 0, hours: new Array<number>(24).fill(0) }));
   }
@@ -85,11 +80,7 @@ export class StatsWindow {
     return days;
   }
 
-  /**
-   * Adds UTC days to the daily series `days`: their quarter hours' visits to the local days and hours
-   * they fall in, and each UTC day's unique visitors (one sketch a UTC day: the salt changes at
-   * midnight UTC) shared among the local dates it reaches by their visits (share).
-   */
+  /** A UTC day's unique visitors are one estimate (the salt changes at midnight UTC), shared among its local dates by their visits. */
   addDays(days: Day[], linkDays: readonly LinkDay[]): void {
     const { columns, first, from, to } = this;
     for (const linkDay of linkDays) {
@@ -127,7 +118,7 @@ export class StatsWindow {
     }
   }
 
-  /** The share on the window's dates of a UTC day's unique visitors, by the visits there of one or several links (`quarters`), as addDays shares them. */
+  /** Shares a UTC day's visitors by the visits of one or more links (`quarters`) as addDays does; only the window's dates count. */
   visitorsInWindow(day: string, quarters: readonly ArrayLike<number>[], visitors: number): number {
     const { dates } = this.clock.quarters(dayNumber(day) * DAY_MS);
     const visits = new Array<number>(dates[95]! - dates[0]! + 1).fill(0);
@@ -136,12 +127,7 @@ export class StatsWindow {
   }
 }
 
-/**
- * Unique visitors shared in proportion to visits (a UTC day's among the local dates it reaches),
- * rounded by largest remainder (the earlier date first on a tie): the shares add up to `visitors`, a
- * date without visits gets none, and none gets more than its visits while the estimate is not above
- * the day's visits.
- */
+/** Largest remainder (the earlier date first on a tie): the shares add up to `visitors` and a date without visits gets none (ADR 0067). */
 function share(visitors: number, visits: readonly number[]): number[] {
   const all = visits.reduce((sum, n) => sum + n, 0);
   if (all === 0) return [];

@@ -4,14 +4,10 @@ import { ResettingCache } from '../platform/resetting-cache.js';
 import { DAY_MS, utcDay } from '../platform/time.js';
 
 /**
- * Unique visitors per day, approximate and private (docs/adr/0067). A visitor is its network and user
- * agent, hashed with the UTC day's salt; only a 32-bit code of that hash is kept until the flush adds
- * it to a HyperLogLog sketch. The salt is HMAC-SHA256(deployment secret, day): every instance derives
- * the same one, so their sketches of a day merge, and it is never stored.
- *
- * HyperLogLog by hand (Flajolet et al., 2007, with linear counting for small sets): about forty lines,
- * where the packages on npm hash with their own functions, keep sketches as JSON, or build native
- * code. 2^12 registers: a standard error of 1.04 / 64 = 1.6%.
+ * Unique visitors per day, approximate and private (ADR 0067): a visitor is a 32-bit code of its network and user agent hashed with the
+ * UTC day's salt, HMAC-SHA256(deployment secret, day), which every instance derives alike (so sketches merge) and which is never stored.
+ * HyperLogLog by hand (Flajolet et al., 2007, with linear counting for small sets) in about forty lines: npm packages hash with their own
+ * functions, keep sketches as JSON, or build native code. 2^12 registers give a standard error of 1.04 / 64 = 1.6%.
  */
 export const REGISTERS = 4096;
 const INDEX_BITS = 12;
@@ -23,10 +19,7 @@ export class VisitorCodes {
   private salt: Buffer = Buffer.alloc(0);
   private codes = new ResettingCache<number>(50_000);
 
-  /**
-   * `secret`: the deployment's `network_secret` (settings-store.ts), the same on every instance. Its
-   * other use hashes bare networks; the day's message starts with "visitors ", which no network does.
-   */
+  /** `secret` is `network_secret` (settings-store.ts), which also hashes bare networks: the "visitors " prefix keeps the two uses apart. */
   constructor(private readonly secret: string) {}
 
   code(address: string, userAgent: string, time: number): number {
@@ -78,15 +71,12 @@ export function mergeStored(into: Sketch, stored: Uint8Array): void {
   }
 }
 
-/** Merges `from` into `into`, register by register: the sketch of the union. */
 export function merge(into: Sketch, from: Sketch): void {
   for (let i = 0; i < REGISTERS; i++) if (into[i]! < from[i]!) into[i] = from[i]!;
 }
 
-/** 2^-rank for every rank a register can hold. */
 const INVERSE = Float64Array.from({ length: 34 - INDEX_BITS }, (_, rank) => 2 ** -rank);
 
-/** The estimated number of distinct visitors. */
 export function estimate(sketch: Sketch): number {
   let sum = 0;
   let empty = 0;
@@ -101,12 +91,10 @@ export function estimate(sketch: Sketch): number {
 }
 
 /*
- * Stored form: while that is shorter, three bytes per register set (12 bits of index, then the rank)
- * in index order, else the 4,096 ranks. A day's sketch of a link with few visitors is a few bytes, and
- * a flush works on the stored bytes, at a cost that follows the registers set, not 4,096.
+ * Stored form: while shorter, three bytes per register set (12 bits of index, then the rank) in index order, else the 4,096 ranks.
+ * A quiet link's day is then a few bytes, and a flush works on the stored bytes at a cost that follows the registers set.
  */
 
-/** The rank of register `index` in a stored sketch. */
 function storedRank(stored: Uint8Array, index: number): number {
   if (stored.length === REGISTERS) return stored[index]!;
   let [low, high] = [0, stored.length / 3 - 1];
@@ -164,10 +152,7 @@ export function decode(stored: Uint8Array): Sketch {
   return sketch;
 }
 
-/**
- * A link and day's four sketches (one per column: /s/, /q/, bots through each) in one stored value:
- * each in its stored form, after its length in two bytes.
- */
+/** A link and day's four sketches (one per column) in one stored value: each in its stored form, after its length in two bytes. */
 export function packSketches(sketches: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(sketches.reduce((n, s) => n + 2 + s.length, 0));
   let at = 0;

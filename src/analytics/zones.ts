@@ -1,10 +1,6 @@
 import { DAY_MS, HOUR_MS, QUARTER_MS } from '../platform/time.js';
 
-/**
- * Whether `name` is an IANA time zone (`Europe/Berlin`, `Asia/Kolkata`, `UTC`; any case), as the
- * runtime's time zone data knows them. Offsets such as `+05:30`, which newer runtimes also accept,
- * are not zone names.
- */
+/** Whether `name` is an IANA zone the runtime knows (any case); offsets such as `+05:30`, which newer runtimes accept, are refused. */
 export function isZone(name: string): boolean {
   if (!/^[A-Za-z][\w+-]*(?:\/[\w+-]+)*$/.test(name) || name.length > 64) return false;
   try {
@@ -15,11 +11,7 @@ export function isZone(name: string): boolean {
   }
 }
 
-/**
- * Local dates and hours of a zone over a span of time. Every zone's offset is a whole number of
- * quarter hours, and counts are kept per UTC quarter hour (counts.ts): each quarter falls wholly in
- * one local hour. The offset is looked up once per quarter hour that counts, and cached per hour.
- */
+/** Local dates and hours of a zone. Every offset is a whole number of quarter hours, so each UTC quarter hour of the counts is in one local hour. */
 export class ZoneClock {
   private readonly offsets = new Map<number, number>();
   private readonly days = new Map<number, { dates: Int32Array; hours: Uint8Array }>();
@@ -58,10 +50,7 @@ export class ZoneClock {
     return offset;
   }
 
-  /**
-   * Per UTC quarter hour of the UTC day that starts at `midnight`: its local date (days since 1970)
-   * and hour. Kept per day: every read of a window asks again for the same days.
-   */
+  /** Local date (days since 1970) and hour of each UTC quarter hour of the day from `midnight`; cached, as every read asks for the same days. */
   quarters(midnight: number): { dates: Int32Array; hours: Uint8Array } {
     let places = this.days.get(midnight);
     if (places === undefined) {

@@ -7,23 +7,17 @@ import { addUp, COMPACTED, DayTotals, dayNumber, dayOfNumber, DIMENSIONS, LEVELS
 
 type Tx = Transaction<DB>;
 
-/** How long after the end of a day every running instance must have flushed before the day is closed: clocks of instances may differ by that. */
+/** A day closes once every running instance has flushed this long past its end: the instances' clocks may differ by that much. */
 const CLOSING_MS = HOUR_MS;
-/** Link-days compacted per transaction: SQLite's writer (and so the flushes) waits for at most that many. */
+/** Link-days per transaction: SQLite's writer, and so the flushes, wait for at most this many. */
 const LINK_DAYS_PER_TRANSACTION = 50;
-/**
- * Rows compacted per transaction, past the first link-day's (which is compacted whatever its rows): a
- * link-day's rows pile up while the compaction is behind, or instances restart again and again.
- */
+/** Rows per transaction past the first link-day, taken whatever its rows: rows pile up when compaction lags or instances keep restarting. */
 const ROWS_PER_TRANSACTION = 100;
 
 /**
- * The rows the compaction may add into their days' one row: all those of closed days, and those of
- * writers that no running instance lists, which will not write again (recording-store.ts, checkIn). An
- * instance from before that list (writer NULL) makes `not in` unknown for every row: the second kind
- * waits until it is gone. Each kind is asked for alone, as a range of the partial index
- * visit_tallies_open, which holds only rows not yet compacted (a literal, not a parameter, matches
- * it): for the two in one condition, SQLite scans the whole table.
+ * Rows compaction may add in: closed days', and those of writers no running instance lists, which never write again (recording-store.ts, checkIn).
+ * A NULL writer (an instance from before that list) makes `not in` unknown for every row, so the second kind waits until it is gone.
+ * Each kind is asked alone, as a range of the partial index visit_tallies_open (only a literal matches it): both at once make SQLite scan the table.
  */
 const finished = (closed: string, open: boolean) => (eb: ExpressionBuilder<DB, 'visit_tallies'>) =>
   eb.and([
@@ -31,23 +25,10 @@ const finished = (closed: string, open: boolean) => (eb: ExpressionBuilder<DB, '
     open ? eb.and([eb('day', '>=', closed), eb('writer', 'not in', eb.selectFrom('recorder_instances').select('writer'))]) : eb('day', '<', closed),
   ]);
 
-/**
- * Compaction (docs/adr/0042). A writer that its instance has left (at each UTC hour, after a failed
- * flush, by stopping or by dying) never writes again: its rows are added into their days' one row
- * (writer COMPACTED), so that a busy link's today is that row and the rows of the hour. A UTC day is
- * closed once every running instance has flushed an hour past its end: none holds a visit of it any
- * more or will receive one, so no writer writes its rows of the day again, and all of them are added
- * in. Each day compacted gets its summary (visit_sums level 0: quarter hours and unique visitors), and
- * blocks of 2^n closed days (levels 1 to LEVELS) hold their breakdowns added up, built from their
- * halves. A read of a 90-day window thus parses a few blocks and ninety small summaries instead of
- * ninety days of counts and sketches. One transaction compacts at a time (a named lock; the others
- * skip their turn), some link-days (LINK_DAYS_PER_TRANSACTION, ROWS_PER_TRANSACTION); rows that appear
- * for a day already compacted (an instance that was taken for dead and came back) are added to it the
- * next time round, and the blocks over it emptied and built again. Returns the link-days compacted.
- */
+/** Compacts the next finished rows into their days' one row and builds the blocks over them (ADR 0042); returns the link-days compacted. */
 export async function compactSome(db: Kysely<DB>, dialect: Dialect, wait = false): Promise<number> {
   return db.transaction().execute(async (tx) => {
-    // Another instance compacting: its turn; this one's flushes must not queue behind it.
+    // Skip while another instance compacts: this instance's flushes must not queue behind it.
     if (!(await holdNamedLock(tx, dialect, 'visit compaction', wait))) return 0;
     const running = await tx
       .selectFrom('recorder_instances')
@@ -55,12 +36,11 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect, wait = false
       .executeTakeFirst();
     if (running?.at === null || running?.at === undefined) return 0;
     const closed = utcDay(Number(running.at) - CLOSING_MS);
-    // Closed days first, then the finished writers' rows of the others.
+    // Closed days first, then finished writers' rows of open days.
     const ofClosedDays = await linkDaysOf(tx, finished(closed, false));
     const open = ofClosedDays.length === 0;
     const found = open ? await linkDaysOf(tx, finished(closed, true)) : ofClosedDays;
     if (found.length === 0) return 0;
-    // The first link-day whatever its rows, then the next ones while ROWS_PER_TRANSACTION holds them.
     const taken = [found[0]!];
     let rows = Number(found[0]!.rows);
     for (const linkDay of found.slice(1)) {
@@ -86,7 +66,6 @@ export async function compactSome(db: Kysely<DB>, dialect: Dialect, wait = false
   });
 }
 
-/** The first link-days (by day and link) that hold rows `which` takes, and how many each. */
 function linkDaysOf(tx: Tx, which: ReturnType<typeof finished>) {
   return tx
     .selectFrom('visit_tallies')
@@ -99,10 +78,9 @@ function linkDaysOf(tx: Tx, which: ReturnType<typeof finished>) {
     .execute();
 }
 
-/** A link-day's key in maps and sets, `link\tday` (the stats store keys its days so too). */
 export const keyOf = (linkId: string, day: string) => `${linkId}\t${day}`;
 
-/** The blocks (levels 1 to LEVELS) of these links that start in [from, to] and hold their counts, to select from. */
+/** Blocks with counts: an emptied block (counts null) waits to be built again. */
 export function storedBlocks(db: Kysely<DB>, linkIds: readonly string[], from: string, to: string) {
   return db
     .selectFrom('visit_sums')
@@ -113,10 +91,7 @@ export function storedBlocks(db: Kysely<DB>, linkIds: readonly string[], from: s
     .where('counts', 'is not', null);
 }
 
-/**
- * Link-days as one compacted row each with its summary, the blocks over them emptied: a few
- * statements for them all. Returns each link's days' breakdowns.
- */
+/** Adds each link-day's rows into one compacted row and its summary and empties the blocks over it, in a few statements for all of them. */
 async function compactDays(
   tx: Tx,
   dialect: Dialect,
@@ -128,11 +103,11 @@ async function compactDays(
     (eb: ExpressionBuilder<DB, 'visit_tallies' | 'visit_sums'>) =>
       eb.or(list.map((item) => where(eb, item)));
   const ofLinkDays = each(linkDays, (eb, { link_id, day }) => eb.and([eb('link_id', '=', link_id), eb('day', '=', day)]));
-  // The writers' rows are added up as the delete hands them back: a row another instance commits meanwhile stays, for next time.
+  // Add up the rows the delete returns: a row another instance commits meanwhile stays for next time.
   const columns = ['link_id', 'day', 'writer', 'version', 'counts', 'visitors'] as const;
   const deleted = await tx.deleteFrom('visit_tallies').where(which).where(ofLinkDays).returning(columns).execute();
   const read = [...deleted, ...(await tx.selectFrom('visit_tallies').select(columns).where('writer', '=', COMPACTED).where(ofLinkDays).execute())];
-  // A link-day none of whose rows the delete took (an instance listing no writer started meanwhile) is left as it is.
+  // A link-day whose rows the delete did not take (an instance listing no writer started meanwhile) is left as it is.
   const taken = new Set(deleted.map((row) => keyOf(row.link_id, row.day)));
   const rowsOf = new Map<string, typeof read>();
   for (const row of read) rowsOf.set(keyOf(row.link_id, row.day), [...(rowsOf.get(keyOf(row.link_id, row.day)) ?? []), row]);
@@ -167,7 +142,7 @@ async function compactDays(
       oc.columns(['link_id', 'level', 'start']).doUpdateSet((eb) => ({ version: eb.ref('excluded.version'), summary: eb.ref('excluded.summary') })),
     )
     .execute();
-  // Blocks over the days added them up without these rows (a day compacted again, or empty when they were built).
+  // The blocks over these days lack these rows (a day compacted again, or empty when the block was built).
   const over = [...out].flatMap(([link_id, days]) =>
     [...days.keys()].flatMap((day) =>
       Array.from({ length: LEVELS }, (_, i) => ({ link_id, level: i + 1, start: dayOfNumber(dayNumber(day) - (dayNumber(day) % 2 ** (i + 1))) })),
@@ -182,18 +157,16 @@ async function compactDays(
   return out;
 }
 
-/** Nothing to add up: no visits in the span. */
+/** A span without visits; null instead means it cannot be added up yet. */
 const EMPTY = 'empty';
 
 /**
- * The blocks of one link's closed days, each its halves' breakdowns added up: a missing block is built
- * when both halves are known (a half of one day: that day's compacted row), and left missing while a
- * day of it is not compacted yet or not closed. Spans without visits hold no block. Which days have
- * rows, and which blocks exist, is read once for the days around those compacted; counts only as needed.
+ * Builds one link's blocks from their halves once all their days are closed and compacted; spans without visits get no block.
+ * Which days have rows and which blocks exist is read once, counts only as needed.
  */
 class LinkBlocks {
   private readonly known = new Map<string, FlatCounts[] | typeof EMPTY | null>();
-  /** Per day (days since 1970) with rows around those compacted: whether only its compacted row holds it. */
+  /** Per day with rows near those compacted (days since 1970): whether its compacted row alone holds it. */
   private readonly days = new Map<number, boolean>();
   private readonly stored = new Set<string>();
 
@@ -201,11 +174,11 @@ class LinkBlocks {
     private readonly tx: Tx,
     private readonly dialect: Dialect,
     private readonly linkId: string,
-    /** The first day (days since 1970) that is not closed. */
+    /** The first day not closed, in days since 1970. */
     private readonly open: number,
   ) {}
 
-  /** Per link, the blocks that may hold its compacted `days` (their breakdowns given), and those before them at each level. */
+  /** Per link: the blocks over its compacted days (breakdowns given) and the blocks before them at each level. */
   static async around(tx: Tx, dialect: Dialect, open: number, links: Map<string, Map<string, FlatCounts[]>>): Promise<Map<string, LinkBlocks>> {
     const numbers = [...links.values()].flatMap((days) => [...days.keys()].map(dayNumber));
     const size = 2 ** LEVELS;
@@ -225,7 +198,7 @@ class LinkBlocks {
     return blocks;
   }
 
-  /** The breakdowns of the 2^level days from `start` (days since 1970); null when they cannot be added up yet. */
+  /** Breakdowns of the 2^level days from `start` (days since 1970); null while a day of them is not closed or not compacted. */
   async sum(level: number, start: number): Promise<FlatCounts[] | typeof EMPTY | null> {
     const key = `${level}:${start}`;
     const size = 2 ** level;
@@ -247,7 +220,6 @@ class LinkBlocks {
     return this.known.get(key)!;
   }
 
-  /** A compacted day's breakdowns, or a stored block's. */
   private async read(table: 'visit_tallies' | 'visit_sums', start: number, level = 0): Promise<FlatCounts[]> {
     const { counts } =
       table === 'visit_tallies'
@@ -268,7 +240,7 @@ class LinkBlocks {
     return parseBreakdowns(counts!);
   }
 
-  /** A block from its halves, stored; the half with visits when the other has none. */
+  /** When one half has no visits, the other stands for the block and nothing is stored. */
   private async build(level: number, start: number): Promise<FlatCounts[] | typeof EMPTY | null> {
     const half = 2 ** (level - 1);
     const [a, b] = [await this.sum(level - 1, start), await this.sum(level - 1, start + half)];

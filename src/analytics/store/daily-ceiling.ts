@@ -16,7 +16,7 @@ export async function lockDay(tx: Tx, day: string): Promise<void> {
     .execute();
 }
 
-/** Takes up to n visits from a service-wide ceiling of one UTC day (locked by lockDay): people's or bots'; returns how many. */
+/** Takes up to n visits from the day's ceiling of people or of bots (locked by lockDay); returns how many. */
 export async function grantDay(tx: Tx, day: string, n: number, limit: number, counter: 'recorded' | 'bots' = 'recorded'): Promise<number> {
   if (n <= 0) return 0;
   const row = await tx
@@ -39,11 +39,8 @@ export async function returnDay(tx: Tx, day: string, n: number): Promise<void> {
 }
 
 /**
- * The demands of a batch (keys of demandKey) that the rows as they stand (read, not locked) have room
- * for: a day's bots when its bot ceiling holds them all; an account's people on a day (a trial link's
- * too) when the day's ceiling holds every person the batch brings that day and the account's allowance
- * holds all it asks of the batch. A flush writes the counts of these before it takes the locks
- * (recording-store.ts); an answer made stale by another flush meanwhile shows in its grants.
+ * The demands (demandKey) that the rows, read without a lock, have room for in full. A flush writes their counts before it takes the
+ * locks (recording-store.ts); an answer made stale by another flush meanwhile shows in its grants.
  */
 export async function demandsWithRoom(db: Kysely<DB>, allowance: VisitAllowance, days: Map<string, DayDemand>, limits: RecordingLimits): Promise<Set<string>> {
   const room = new Set<string>();

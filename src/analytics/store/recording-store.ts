@@ -15,15 +15,12 @@ class RoomTaken extends Error {}
 
 type Tx = Transaction<DB>;
 
-/**
- * Tallies per statement: SQLite runs each on the event loop (after each, waiting redirects are
- * answered); on PostgreSQL each costs a round trip. Six parameters a row.
- */
+/** SQLite runs each statement on the event loop, so redirects wait for it; on PostgreSQL each costs a round trip. Six parameters a row. */
 const TALLIES_PER_STATEMENT = { sqlite: 50, postgres: 500 } as const;
-/** Visits worked through at a time (a few milliseconds' work). */
+/** A few milliseconds' work between two turns of the event loop. */
 const VISITS_PER_SLICE = 1000;
 
-/** Hands `visits` to `work` in slices, the event loop answering waiting redirects between them. */
+/** Lets waiting redirects be answered between slices. */
 async function inSlices(visits: Visit[], work: (slice: Visit[]) => void): Promise<void> {
   for (let i = 0; i < visits.length; i += VISITS_PER_SLICE) {
     work(visits.slice(i, i + VISITS_PER_SLICE));
@@ -37,16 +34,13 @@ export class KyselyRecordingStore implements RecordingStore {
   private readonly dialect: Dialect;
   /** This instance's tallies, as its rows of `visit_tallies` hold them (counts.ts). */
   private readonly tallies = new Tallies();
-  /** The statements that write n tallies' rows, by n (upsertOf). */
   private readonly upserts = new Map<number, string>();
   /** Whether the instance's row was written once: missing after that, the instance was reaped. */
   private joined = false;
-  /** The number of the last flush begun (settle). */
   private flushes = 0;
   /** The flush whose COMMIT went unanswered, until settled. */
   private unanswered: number | undefined;
 
-  /** `allowance`: billing's, which people's visits of an account take from. */
   constructor(
     database: Database,
     private readonly allowance: VisitAllowance,
@@ -56,18 +50,13 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * One transaction. Every flush locks its days' rows first (ascending), then its accounts' month rows
-   * (by month and account, all at once), packs and links, each in order, so flushes of several instances
-   * wait for each other instead of deadlocking. Tallies need no lock: each instance writes only its own.
-   * The visits of each day and account that the rows have room for (demandsWithRoom: usually all) are
-   * counted and written before the locks are taken, the others' after the grants, so that another
-   * instance's flush waits only for the grants, the links' totals and those few, not for the writing
-   * of thousands of rows; should a flush take the room meanwhile, the grants fall short, and the
-   * transaction is undone and made again with every tally after the grants.
+   * Locks are taken in one order (days ascending, then the accounts' months at once, packs, links), so concurrent flushes wait instead
+   * of deadlocking; tallies need none, as each instance writes only its own. Visits with room (demandsWithRoom) are written before the
+   * locks, so another flush waits only for the grants, not for thousands of rows; if a flush takes the room meanwhile, the transaction
+   * is made again with every tally after the grants (ADR 0049).
    */
   async flush(batch: FlushBatch): Promise<Visit[]> {
     this.mustBeSettled();
-    // What the visits ask of each day, worked out before the transaction.
     const asked = new Map<string, DayDemand>();
     await inSlices(batch.visits, (slice) => addDemand(asked, slice));
     const days = inLockOrder(asked);
@@ -87,19 +76,14 @@ export class KyselyRecordingStore implements RecordingStore {
     }
   }
 
-  /**
-   * Nothing is written while a flush is unanswered: the tallies may hold its visits, which its rows may
-   * not (written whole, they would count them), and a heartbeat would vouch for them (`flushed_to`).
-   */
+  /** The tallies may hold the unanswered flush's visits: a write would count them, and a heartbeat would vouch for them (`flushed_to`). */
   private mustBeSettled(): void {
     if (this.unanswered !== undefined) throw new Error('a flush went unanswered at its commit: settle it first');
   }
 
   /**
-   * Whether the unanswered flush took: its row of `recorder_flushes` says so, and on PostgreSQL the
-   * insert waits for a COMMIT still in flight on the old connection. If it took, the tallies hold what
-   * its rows hold; if not, they are forgotten, as after any failed flush (the row inserted here is
-   * deleted with the others at the next flush).
+   * A conflict on the flush's row in `recorder_flushes` means it took; on PostgreSQL the insert waits for a COMMIT still in flight on
+   * the dropped connection. The row inserted here goes with the others at the next flush.
    */
   async settle(instanceId: string, now: number): Promise<boolean> {
     const inserted = await this.db
@@ -113,7 +97,7 @@ export class KyselyRecordingStore implements RecordingStore {
     return took;
   }
 
-  /** The flush's transaction; the tallies of the visits of the demands `early` are written before the grants, which must then grant those all. */
+  /** The tallies of the demands in `early` are written before the grants, which must then grant them all (else RoomTaken). */
   private async transaction(batch: FlushBatch, days: Map<string, DayDemand>, early: Set<string>): Promise<Visit[]> {
     const [first, rest] = splitByDemand(batch.visits, days, early);
     const flush = ++this.flushes;
@@ -122,7 +106,7 @@ export class KyselyRecordingStore implements RecordingStore {
       await this.db.transaction().execute(async (tx) => {
         // Its row is written first, so that a reaping waits for this flush and then finds it alive.
         await this.checkIn(tx, batch.instanceId, batch.startedAt, batch.now, batch.now);
-        // Its row, the others of the instance gone: each was settled before this flush began.
+        // The instance's earlier rows can go: each was settled before this flush began.
         await tx.insertInto('recorder_flushes').values({ instance_id: batch.instanceId, flush, at: batch.now }).execute();
         await tx.deleteFrom('recorder_flushes').where('instance_id', '=', batch.instanceId).where('flush', '<', flush).execute();
         const touchedFirst = await this.writeTallies(tx, first);
@@ -147,7 +131,7 @@ export class KyselyRecordingStore implements RecordingStore {
     return done!;
   }
 
-  /** Adds the visits to the tallies, and writes each tally they touched whole (only this writer writes its rows, so nothing is read). */
+  /** Writes each touched tally whole: only this writer writes its rows, so nothing is read first. */
   private async writeTallies(tx: Tx, visits: Visit[]): Promise<Tally[]> {
     await inSlices(visits, (slice) => this.tallies.add(slice));
     const touched = this.tallies.touched();
@@ -164,11 +148,7 @@ export class KyselyRecordingStore implements RecordingStore {
     return touched;
   }
 
-  /**
-   * The statement that writes n tallies' rows, its parameters six a row as writeTallies gives them,
-   * compiled once per n: building a statement's values into Kysely's query nodes anew took an eighth
-   * of a flush (`npm run bench:flush`, profiled).
-   */
+  /** Compiled once per n: building the values into Kysely's query nodes each time costs an eighth of a flush (`npm run bench:flush`). */
   private upsertOf(tx: Tx, n: number): string {
     let text = this.upserts.get(n);
     if (text === undefined) {
@@ -191,11 +171,8 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * People's visits take the day's ceiling first, shared out in account order (ascending); then each
-   * account takes its share from its free visits and packs. What an account could not use goes on to
-   * the accounts after it that the ceiling cut short, and what none could use goes back to the day: a
-   * visit is refused for the ceiling only when the day is full. Trial links take only from the ceiling.
-   * Bots take from their own ceiling and no allowance.
+   * People take the day's ceiling in account order, then their allowances; what an account cannot use goes on to those the ceiling cut
+   * short, and the rest back to the day: a visit is refused for the ceiling only when the day is full (ADR 0049).
    */
   private async grant(tx: Tx, day: string, want: DayDemand, limits: RecordingLimits): Promise<DayGrant> {
     let left = await grantDay(
@@ -206,8 +183,7 @@ export class KyselyRecordingStore implements RecordingStore {
     );
     const grant: DayGrant = { accounts: new Map(), reasons: new Map(), bots: await grantDay(tx, day, want.bots, limits.trackingDailyBotLimit, 'bots') };
     const usedUp = new Set<string>();
-    // Rounds: each offers every account not used up what it still wants while the day's share lasts;
-    // what an account could not take is offered on in the next round.
+    // Each round offers the accounts not used up what they still want, while the day's share lasts.
     for (let again = true; again;) {
       again = false;
       const offers = new Map<string, number>();
@@ -255,13 +231,9 @@ export class KyselyRecordingStore implements RecordingStore {
   }
 
   /**
-   * The instance's row, before anything else it writes, in one statement: its heartbeat, its writer
-   * after the hourly trim (Tallies.trim; a heartbeat trims too, so that an idle writer's rows are not
-   * kept from the compaction for the rest of the day), and with `flushedTo` the time before which all
-   * its visits are in. The compaction leaves the rows of listed writers alone. If the row is missing,
-   * the instance was taken for dead and reaped: its writer's rows may have been compacted since, and
-   * must not be written whole again, so it forgets its tallies, and its row starts anew. Each
-   * instance's beats and flushes run one at a time (recorder.ts): the writer it lists only moves on.
+   * Written before anything else, with the writer after the hourly trim: the compaction leaves listed writers' rows alone, and a
+   * heartbeat trims too so an idle writer's rows reach it. A missing row means the instance was reaped and its rows may be compacted,
+   * so it forgets its tallies rather than write them whole again. Beats and flushes run one at a time (recorder.ts): the listed writer only moves on.
    */
   private async checkIn(db: Kysely<DB>, instanceId: string, startedAt: number, now: number, flushedTo: number | undefined): Promise<void> {
     this.tallies.trim(now);

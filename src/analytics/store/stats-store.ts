@@ -14,12 +14,11 @@ const toGap = (r: { link_id: string | null; from_ms: number; to_ms: number; reas
   ...(r.link_id === null ? {} : { linkId: r.link_id }),
 });
 
-/** A row of `visit_tallies` by its key and version. */
 type RowKey = { link_id: string; day: string; writer: string; version: number };
-/** A row of today's (or of another day not compacted yet) as read, kept at its version. */
+/** A row of a day not compacted yet (today's, mostly), cached at its version. */
 type KeptRow = { version: number; counts: string; visitors: Uint8Array; bytes: number };
 
-/** Per link and day (keyed `link\tday`, in the rows' order), its stamp (LinkDay.stamp): the key, then each writer and its row's version. */
+/** Per link-day, in the rows' order, its stamp (LinkDay.stamp): the key, then `writer:version` of each row. */
 function stampsOf(rows: readonly RowKey[]): Map<string, string> {
   const stamps = new Map<string, string>();
   for (const row of rows) {
@@ -29,15 +28,10 @@ function stampsOf(rows: readonly RowKey[]): Map<string, string> {
   return stamps;
 }
 
-/** Added-up days kept: about a megabyte for a link's 90 busy days, a few kilobytes for a quiet link's. */
+/** A link's 90 busy days take about a megabyte of this, a quiet link's a few kilobytes. */
 const KEPT_BYTES = 64 * 1024 * 1024;
 
-/**
- * Reads of the counts, sketches and gaps (there are no raw visits). A
- * link's day, added up from its writers' rows (DayTotals), is kept with the writers and versions it
- * was added up from: a read asks for the keys and versions of the window's rows, and reads whole only
- * the days whose rows changed since (today's, on a link with visits), or that it does not hold.
- */
+/** Caches what it adds up, stamped with the rows' versions, and reads again only rows whose version changed (ADR 0042). */
 export class KyselyStatsStore implements StatsStore {
   private readonly db: Kysely<DB>;
   private readonly kept = new LRUCache<string, DayTotals | DaySummary | (Block & { bytes: number }) | KeptRow>({
@@ -58,12 +52,12 @@ export class KyselyStatsStore implements StatsStore {
         for (const day of read) days.get(day.linkId)!.push(day);
         return days;
       }
-      // Compactions committed between the two queries five times running: an answer of 503, not a wait without end.
+      // Five compactions in a row between the two queries: a 503 rather than an endless wait.
       if (attempt === 5) throw new Error('the rows of the days kept changing while they were read');
     }
   }
 
-  /** The keys and versions of the links' rows of [fromDay, toDay], by link, day and writer (`level` 0). */
+  /** Ordered by link, day and writer, as stampsOf and fullDays need. */
   private rowKeys(linkIds: readonly string[], fromDay: string, toDay: string) {
     return this.keysOfRows(linkIds, fromDay, toDay).orderBy('link_id').orderBy('day').orderBy('writer').execute();
   }
@@ -77,10 +71,7 @@ export class KyselyStatsStore implements StatsStore {
       .where('day', '<=', toDay);
   }
 
-  /**
-   * rowKeys of one link, and after them its blocks (storedBlocks: their `level` from 1, `day` their
-   * start) that start in [fromDay, toDay]: one statement, one round trip, one state of both tables.
-   */
+  /** rowKeys of one link, then its blocks' keys (`day` is a block's start): one statement, so it sees one state of both tables. */
   private async rowAndBlockKeys(linkId: string, fromDay: string, toDay: string) {
     const blocks = storedBlocks(this.db, [linkId], fromDay, toDay).select((eb) => [
       'link_id',
@@ -100,11 +91,8 @@ export class KyselyStatsStore implements StatsStore {
   }
 
   /**
-   * The days of these rows (keys and versions, by link, day and writer), in that order: each added up
-   * from its rows, kept ones as they are while their stamps hold. Of the others (today's, on a link with
-   * visits) only the rows whose version is not kept are read: a busy link's today is its compacted row
-   * and a row of the hour per instance (counts.ts, Tallies), of which a flush changes one. Undefined
-   * when a compaction added rows up since the keys were read (a row gone, or a compacted row changed).
+   * Reads only the rows whose version changed: a busy link's today is its compacted row and a row of the hour per instance, of which a flush
+   * changes one. Undefined when a compaction added rows up since the keys were read.
    */
   private async fullDays(keys: readonly RowKey[]): Promise<DayTotals[] | undefined> {
     const stamps = stampsOf(keys);
@@ -115,7 +103,7 @@ export class KyselyStatsStore implements StatsStore {
     }
     const stale = keys.filter((row) => !found.has(keyOf(row.link_id, row.day)));
     const rowKey = (row: RowKey) => `R\t${row.link_id}\t${row.day}\t${row.writer}`;
-    // The rows the days are added up from, held here: the cache may let go of them meanwhile.
+    // Held here too: the cache may evict them meanwhile.
     const rows = new Map<string, KeptRow>();
     const unread: RowKey[] = [];
     for (const row of stale) {
@@ -132,7 +120,7 @@ export class KyselyStatsStore implements StatsStore {
         .where('day', 'in', [...new Set(unread.map((row) => row.day))])
         .where('writer', 'in', [...new Set(unread.map((row) => row.writer))])
         .execute();
-      // A compacted row beside others (today's, beside the rows of the hour) is kept; one that holds its day alone is kept as the day.
+      // Cache a compacted row only beside rows of the hour (today's); one that holds its day alone is cached as the day.
       const beside = new Set(stale.filter((row) => row.writer !== COMPACTED).map((row) => keyOf(row.link_id, row.day)));
       for (const row of read) {
         if (!wanted.has(rowKey(row))) continue;
@@ -140,7 +128,7 @@ export class KyselyStatsStore implements StatsStore {
         rows.set(rowKey(row), kept);
         if (row.writer !== COMPACTED || beside.has(keyOf(row.link_id, row.day))) this.kept.set(rowKey(row), kept);
       }
-      // A writer's row at a later version holds what it held and more; a row gone, or a compacted row at another version, is a compaction's doing.
+      // A writer's row at a later version only gained visits; a row gone, or a compacted row at another version, means a compaction ran.
       const changed = (row: RowKey) => {
         const got = rows.get(rowKey(row));
         return got === undefined || (row.writer === COMPACTED && got.version !== row.version);
@@ -168,23 +156,18 @@ export class KyselyStatsStore implements StatsStore {
       const window = await this.readWindow(linkId, fromDay, toDay, perDay);
       if (window !== undefined) return window;
     }
-    // Compactions kept committing between the reads: the days as their rows hold them, without summaries.
+    // Compactions kept committing between the reads: add up the days' rows, without summaries.
     return { days: (await this.linkDays([linkId], fromDay, toDay)).get(linkId)!, blocks: [] };
   }
 
-  /**
-   * A link's window: its compacted days' summaries, their breakdowns from as few blocks as cover them (the
-   * largest first, store/compaction.ts), and the other days added up from their rows. Undefined when
-   * a compaction changed what it read between its queries.
-   */
+  /** Summaries, blocks and rows as ADR 0042 describes; undefined when a compaction changes what it reads between its queries. */
   private async readWindow(linkId: string, fromDay: string, toDay: string, perDay: boolean): Promise<LinkWindow | undefined> {
-    // The blocks' keys and the rows' in one statement, which sees one state of both: a block built
-    // again after it has another version, which blocks() finds. A read per day (the CSV) uses no blocks.
+    // A block rebuilt after this statement has another version, which blocks() detects. The CSV (perDay) uses no blocks.
     const keys = perDay ? await this.rowKeys([linkId], fromDay, toDay) : await this.rowAndBlockKeys(linkId, fromDay, toDay);
     const rows = keys.filter((key) => key.level === 0);
     // Per stored block, `level\tstart`: its version.
     const versions = new Map(keys.filter((key) => key.level > 0).map((key) => [`${key.level}\t${key.day}`, key.version]));
-    // Per day of the window (from its first): undefined without counts; the compacted row's version where it alone holds the day (its summary's too), else 0.
+    // Per day from the first: undefined without rows; the compacted row's (and summary's) version where it alone holds the day; else 0.
     const first = dayNumber(fromDay);
     const closed: (number | undefined)[] = [];
     const names: string[] = [];
@@ -193,7 +176,7 @@ export class KyselyStatsStore implements StatsStore {
       closed[at] = closed[at] === undefined && row.writer === COMPACTED ? Number(row.version) : 0;
       names[at] = row.day;
     }
-    // The window from its first day: the largest block that starts there and lies in the window, else the day.
+    // Cover the window from its first day with the largest stored block that starts there and fits, else one day.
     const blocks: { level: number; start: string }[] = [];
     const inBlocks = new Set<number>();
     const last = dayNumber(toDay) - first;
@@ -219,7 +202,7 @@ export class KyselyStatsStore implements StatsStore {
     return { days: [...days, ...read].sort((x, y) => compare(x.day, y.day)), blocks: blockCounts };
   }
 
-  /** Compacted days' summaries (with their breakdowns where `counts`); undefined if a version is not the one listed. */
+  /** Breakdowns too where `counts`; undefined if a version is not the one listed. */
   private async summaries(linkId: string, wanted: { day: string; version: number; counts: boolean }[]): Promise<DaySummary[] | undefined> {
     const key = (day: string, counts: boolean) => `${counts ? 'C' : 'S'}\t${linkId}\t${day}`;
     const out: DaySummary[] = [];
@@ -237,7 +220,7 @@ export class KyselyStatsStore implements StatsStore {
         .select(['start', 'version', 'summary'])
         .where('link_id', '=', linkId)
         .where('level', '=', 0)
-        // A range, not a list of the days: PostgreSQL answered a list of ninety days in about four times the time.
+        // A range, not a list: PostgreSQL answers a list of 90 days about four times slower.
         .where('start', '>=', missing[0]!.day)
         .where('start', '<=', missing.at(-1)!.day)
         .execute(),
@@ -264,12 +247,12 @@ export class KyselyStatsStore implements StatsStore {
     return out;
   }
 
-  /** Blocks' breakdowns; undefined if a version is not the one listed. */
+  /** Undefined if a version is not the one listed. */
   private async blocks(linkId: string, wanted: { level: number; start: string }[], versions: Map<string, number>): Promise<Block[] | undefined> {
     const key = (level: number, start: string) => `B\t${linkId}\t${level}\t${start}`;
     const out: Block[] = [];
     const missing = wanted.filter(({ level, start }) => {
-      // Keyed `B\t…`: only blocks.
+      // Only blocks are keyed `B\t…`.
       const kept = this.kept.get(key(level, start)) as Block | undefined;
       if (kept === undefined || kept.stamp !== `${key(level, start)} ${versions.get(`${level}\t${start}`)}`) return true;
       out.push(kept);
@@ -280,7 +263,7 @@ export class KyselyStatsStore implements StatsStore {
       .selectFrom('visit_sums')
       .select(['level', 'start', 'version', 'counts'])
       .where('link_id', '=', linkId)
-      // Each block by its level and start: the blocks of other levels that start on those days are not read.
+      // By level and start, so blocks of other levels that start on those days are not read.
       .where((eb) => eb.or(missing.map(({ level, start }) => eb.and([eb('level', '=', level), eb('start', '=', start)]))))
       .execute();
     for (const { level, start } of missing) {
@@ -294,7 +277,7 @@ export class KyselyStatsStore implements StatsStore {
     return out;
   }
 
-  /** The account's links whose tags hold `tag`, as the links list matches them (holdsTag). */
+  /** Matches tags as the links list does (holdsTag). */
   async taggedLinks(accountId: string, tag: string): Promise<TaggedLink[]> {
     const links = await this.db
       .selectFrom('links')
@@ -318,10 +301,7 @@ export class KyselyStatsStore implements StatsStore {
     return rows.map(toGap);
   }
 
-  /**
-   * The oldest `flushed_to` of the instances' rows: an instance that died holds it back until it is
-   * reaped, which is right, since its unflushed visits are not counted (they become a gap).
-   */
+  /** A dead instance holds this back until it is reaped, rightly: its unflushed visits are not counted (they become a gap). */
   async refreshedAt(): Promise<number | undefined> {
     const row = await this.db
       .selectFrom('recorder_instances')

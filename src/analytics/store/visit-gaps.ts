@@ -20,9 +20,8 @@ const COLUMNS: Column[] = [
 ];
 
 /**
- * Writes a flush's refusals as gaps, each extending its link's latest gap of the same reason if that
- * ended within GAP_MERGE_MS: set-based, since past the daily ceiling every busy link is refused at every
- * flush (ADR 0049). Gaps of every link (null) are never extended: SQL's null equals nothing.
+ * Set-based, since past the daily ceiling every busy link is refused at every flush (ADR 0049). Service-wide gaps (link null) are
+ * never extended: SQL's null equals nothing.
  */
 export async function addGaps(tx: Transaction<DB>, dialect: Dialect, shortfalls: Shortfall[]): Promise<void> {
   // One entry per link and reason: a batch that spans midnight can refuse a link on both days.
@@ -51,11 +50,7 @@ export async function addGaps(tx: Transaction<DB>, dialect: Dialect, shortfalls:
     select id, link_id, reason, gap_from, gap_to from ${jsonRows(dialect, fresh, COLUMNS)} as v`.execute(tx);
 }
 
-/**
- * Removes the instances silent since `staleBefore` (other than `self`) and writes each one's
- * service-wide `recording_unavailable` gap; returns how many. DELETE … RETURNING claims each dead
- * instance once, even when several instances reap together.
- */
+/** DELETE … RETURNING claims each dead instance once, even when several instances reap together (ADR 0052). */
 export async function reapSilentInstances(tx: Transaction<DB>, staleBefore: number, now: number, self: string): Promise<number> {
   const dead = await tx
     .deleteFrom('recorder_instances')
@@ -63,7 +58,7 @@ export async function reapSilentInstances(tx: Transaction<DB>, staleBefore: numb
     .where('id', '<>', self)
     .returning(['beat_at', 'flushed_to'])
     .execute();
-  // Rows of flushes of instances gone for a day: an instance taken for dead while alive needs its row until its unanswered flush is settled.
+  // Kept a day after the instance is gone: one taken for dead while alive needs its row to settle an unanswered flush.
   await tx
     .deleteFrom('recorder_flushes')
     .where('at', '<', now - DAY_MS)
@@ -81,10 +76,7 @@ export async function reapSilentInstances(tx: Transaction<DB>, staleBefore: numb
   return dead.length;
 }
 
-/**
- * Where a dead instance's gap, which starts at its `flushed_to`, ends: where recording is known to have
- * resumed (ADR 0052), never later than `now` nor before the gap's start (hosts' clocks may disagree).
- */
+/** Where recording is known to have resumed (ADR 0052); never before the gap's start, since hosts' clocks may disagree. */
 function silenceEnd(dead: { beat_at: number; flushed_to: number }, liveStarts: number[], silenceMs: number, now: number): number {
   const beatAt = Number(dead.beat_at);
   let end = now;
