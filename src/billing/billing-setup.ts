@@ -22,8 +22,8 @@ export interface BillingDeps {
 
 /**
  * Billing: usage, quotes and capacity packs for the API; packs and the credit history for the
- * website; the visit allowance that visit recording takes from. Reservations a crashed request left behind are released once they expire, at start and
- * every 15 s.
+ * website; the visit allowance that visit recording takes from. Reservations a crashed request left
+ * behind are released once they expire, at start and every 15 s.
  */
 export async function setUpBilling(app: FastifyInstance, deps: BillingDeps) {
   const { config, database, credits, now } = deps;
